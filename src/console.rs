@@ -1,0 +1,111 @@
+//! Console errors (SPEC §5): the text of an uncaught exception or a `console.error` /
+//! `console.assert` call, bounded in length.
+
+use serde_json::value::RawValue;
+
+use crate::cdp::{ConsoleApiCalled, ExceptionDetails, RemoteObject};
+
+/// Characters kept of one console error's text; the rest is cut with an ellipsis.
+pub const MAX_CONSOLE_TEXT: usize = 2_000;
+
+/// The level of a console call worth recording, or `None` for info, log, warnings, ...
+pub(crate) fn console_level(call: &ConsoleApiCalled<'_>) -> Option<&'static str> {
+    match call.kind.as_ref() {
+        "error" => Some("error"),
+        "assert" => Some("assert"),
+        _ => None,
+    }
+}
+
+/// Joins the console arguments the way DevTools prints them: strings verbatim, other
+/// values by their description.
+pub(crate) fn console_text(args: Option<&RawValue>) -> String {
+    let Some(args) = args else {
+        return String::new();
+    };
+    let Ok(objects) = serde_json::from_str::<Vec<RemoteObject<'_>>>(args.get()) else {
+        return String::new();
+    };
+    let mut text = String::new();
+    for (i, o) in objects.iter().enumerate() {
+        if i > 0 {
+            text.push(' ');
+        }
+        text.push_str(&remote_object_text(o));
+        if text.len() > MAX_CONSOLE_TEXT {
+            break;
+        }
+    }
+    truncate(text)
+}
+
+/// The text of an uncaught exception: its description (message and stack), else CDP's
+/// `text` ("Uncaught").
+pub(crate) fn exception_text(details: &ExceptionDetails<'_>) -> String {
+    let text = match &details.exception {
+        Some(o) => {
+            let t = remote_object_text(o);
+            if t.is_empty() {
+                details.text.to_string()
+            } else {
+                t
+            }
+        }
+        None => details.text.to_string(),
+    };
+    truncate(text)
+}
+
+fn remote_object_text(o: &RemoteObject<'_>) -> String {
+    if o.kind == "string" {
+        if let Some(v) = o.value {
+            if let Ok(s) = serde_json::from_str::<std::borrow::Cow<'_, str>>(v.get()) {
+                return s.into_owned();
+            }
+        }
+    }
+    if let Some(d) = &o.description {
+        return d.to_string();
+    }
+    if let Some(u) = &o.unserializable_value {
+        return u.to_string();
+    }
+    match o.value {
+        Some(v) => v.get().to_owned(),
+        None => o.kind.to_string(),
+    }
+}
+
+fn truncate(mut text: String) -> String {
+    if text.len() > MAX_CONSOLE_TEXT {
+        let mut cut = MAX_CONSOLE_TEXT;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_strings_and_descriptions() {
+        let args = RawValue::from_string(
+            r#"[{"type":"string","value":"a\"b"},{"type":"number","value":3,"description":"3"},{"type":"object","description":"Object"}]"#.into(),
+        )
+        .unwrap();
+        assert_eq!(console_text(Some(&args)), "a\"b 3 Object");
+    }
+
+    #[test]
+    fn truncates_on_char_boundary() {
+        let long = "é".repeat(MAX_CONSOLE_TEXT);
+        let t = truncate(long);
+        assert!(t.ends_with('…'));
+        assert!(t.len() <= MAX_CONSOLE_TEXT + '…'.len_utf8());
+    }
+}

@@ -1,0 +1,170 @@
+//! Typed errors. Each message names the thing and says what to do.
+
+use thiserror::Error;
+
+/// A message from the browser that the supervisor could not apply. The state is unchanged
+/// by the part that failed; nothing panics.
+///
+/// ```
+/// use cdp_supervisor::{Config, Supervisor, InputError};
+/// let mut sup = Supervisor::new(Config::default());
+/// assert!(matches!(sup.handle_message(0.0, "{not json"), Err(InputError::Malformed { .. })));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum InputError {
+    /// Not a JSON object of the CDP message shape.
+    #[error("not a CDP message ({error}); the message was ignored")]
+    Malformed {
+        /// What serde said.
+        error: String,
+    },
+    /// Neither `id` nor `method`.
+    #[error("CDP message has neither \"id\" nor \"method\"; ignored")]
+    NeitherIdNorMethod,
+    /// A reply whose id the supervisor never sent, or whose command already ended.
+    #[error("reply to id {id}, which is not in flight (never sent, timed out or already answered); ignored")]
+    UnknownReply {
+        /// The reply's id.
+        id: u64,
+    },
+    /// An event on a session the supervisor does not track.
+    #[error("{method} on unknown session {session_id}; ignored")]
+    UnknownSession {
+        /// The event.
+        method: String,
+        /// The session it named.
+        session_id: String,
+    },
+    /// An event or result whose params do not have the documented shape.
+    #[error("{method}: unexpected params ({error}); ignored")]
+    BadParams {
+        /// The event or command.
+        method: String,
+        /// What serde said.
+        error: String,
+    },
+}
+
+/// Why a command sent through the supervisor did not give a result.
+///
+/// ```
+/// use cdp_supervisor::CommandError;
+/// let e = CommandError::UnknownFrame { frame_id: "F1".into() };
+/// assert!(e.to_string().contains("F1"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum CommandError {
+    /// Chromium answered with an error.
+    #[error("{method} failed: CDP error {code}: {message}")]
+    Cdp {
+        /// The method.
+        method: String,
+        /// CDP's error code.
+        code: i64,
+        /// CDP's message.
+        message: String,
+    },
+    /// No reply before the deadline (fact 18: a blocked or crashed renderer answers nothing).
+    #[error("{method} got no reply within {after_s:.3} s; the renderer may be blocked by a dialog or crashed (check the snapshot)")]
+    Timeout {
+        /// The method.
+        method: String,
+        /// Seconds waited.
+        after_s: f64,
+    },
+    /// The session the command was sent on detached or crashed.
+    #[error("{method} cannot complete: session {session_id} {reason}")]
+    SessionGone {
+        /// The method.
+        method: String,
+        /// The session.
+        session_id: String,
+        /// `detached` or `crashed`.
+        reason: String,
+    },
+    /// The connection closed.
+    #[error("{method} cannot complete: the connection to the browser closed; reconnect and retry")]
+    Disconnected {
+        /// The method.
+        method: String,
+    },
+    /// `command` named a frame the supervisor does not know.
+    #[error("unknown frame {frame_id}: it is not (or no longer) in the frame tree; take a fresh snapshot")]
+    UnknownFrame {
+        /// The frame id given.
+        frame_id: String,
+    },
+    /// Script evaluation aimed at a frame that has no session of its own (SPEC §6.7).
+    #[error("frame {frame_id} is not an OOPIF: it shares session {session_id} with its parent, so {method} there would run in another frame's context; reach it from its parent's document instead (e.g. document.querySelector('iframe').contentWindow / .contentDocument), or pass the parent's frame id")]
+    NotAnOopif {
+        /// The frame.
+        frame_id: String,
+        /// The method.
+        method: String,
+        /// The session the frame belongs to.
+        session_id: String,
+    },
+    /// No page session yet (or any more).
+    #[error("no page is attached (the supervisor is connecting or the tab is gone); wait for page.state \"live\"")]
+    NotAttached,
+    /// The cap on commands in flight (SPEC §6.6).
+    #[error("{limit} commands are already in flight; wait for some to finish before sending more")]
+    TooManyInFlight {
+        /// The cap.
+        limit: usize,
+    },
+    /// `params` was not a JSON object.
+    #[error("params of {method} must be a JSON object")]
+    ParamsNotObject {
+        /// The method.
+        method: String,
+    },
+}
+
+/// Why a dialog could not be answered.
+///
+/// ```
+/// use cdp_supervisor::DialogError;
+/// let e = DialogError::SeveralPending { pending: vec!["d-1".into(), "d-2".into()] };
+/// assert!(e.to_string().contains("d-1, d-2"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum DialogError {
+    /// Nothing to answer.
+    #[error("no dialog is pending; take a snapshot to see recent_dialogs")]
+    NoDialogPending,
+    /// Several dialogs pending and no id given.
+    #[error("several dialogs are pending ({}); pass dialog_id to say which", .pending.join(", "))]
+    SeveralPending {
+        /// The pending ids, oldest first.
+        pending: Vec<String>,
+    },
+    /// No pending dialog has that id.
+    #[error("dialog {dialog_id} is not pending (pending: [{}]); it may have closed already, see recent_dialogs", .pending.join(", "))]
+    UnknownDialog {
+        /// The id given.
+        dialog_id: String,
+        /// The pending ids.
+        pending: Vec<String>,
+    },
+    /// The action was neither `accept` nor `dismiss`.
+    #[error("unknown dialog action {0:?}: use \"accept\" or \"dismiss\"")]
+    BadAction(String),
+    /// Chromium says no dialog is showing while this one never closed (fact 15).
+    #[error("dialog {dialog_id} is wedged: Chromium can no longer answer it; call recover (navigates the page) to release the tab")]
+    Wedged {
+        /// The dialog.
+        dialog_id: String,
+    },
+    /// The answer command failed.
+    #[error("answering dialog {dialog_id} failed: {error}")]
+    Command {
+        /// The dialog.
+        dialog_id: String,
+        /// Why.
+        error: CommandError,
+    },
+    /// No page session to answer on.
+    #[error("no page is attached, so no dialog can be answered")]
+    NotAttached,
+}

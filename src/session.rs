@@ -1,0 +1,134 @@
+//! Sessions (SPEC §5): session id → target, type, parent session, set-up state, and the
+//! execution contexts that map console messages to frames.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use smallvec::SmallVec;
+
+/// Default cap on tracked sessions (SPEC §6.6).
+pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+/// Execution contexts remembered per session; the oldest is forgotten beyond it.
+pub(crate) const MAX_CONTEXTS_PER_SESSION: usize = 32;
+
+/// What a session is attached to (`targetInfo.type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TargetKind {
+    /// The supervised tab.
+    Page,
+    /// An out-of-process iframe (fact 2).
+    Iframe,
+    /// A dedicated or shared worker (fact 14).
+    Worker,
+    /// Anything else auto-attach brings.
+    Other,
+}
+
+impl TargetKind {
+    pub fn from_cdp(kind: &str) -> TargetKind {
+        match kind {
+            "page" => TargetKind::Page,
+            "iframe" => TargetKind::Iframe,
+            "worker" | "shared_worker" => TargetKind::Worker,
+            _ => TargetKind::Other,
+        }
+    }
+}
+
+/// One attached session.
+#[derive(Debug, Clone)]
+pub(crate) struct Session {
+    pub target_id: String,
+    pub kind: TargetKind,
+    /// `None` for the page session.
+    pub parent: Option<String>,
+    /// Set when `Inspector.targetCrashed` arrived on it.
+    pub crashed: bool,
+    /// Execution context id → frame id, newest last.
+    pub contexts: SmallVec<[(i64, String); 4]>,
+}
+
+impl Session {
+    pub fn new(target_id: String, kind: TargetKind, parent: Option<String>) -> Self {
+        Session {
+            target_id,
+            kind,
+            parent,
+            crashed: false,
+            contexts: SmallVec::new(),
+        }
+    }
+
+    pub fn add_context(&mut self, id: i64, frame_id: String) {
+        self.contexts.retain(|(c, _)| *c != id);
+        if self.contexts.len() >= MAX_CONTEXTS_PER_SESSION {
+            self.contexts.remove(0);
+        }
+        self.contexts.push((id, frame_id));
+    }
+
+    pub fn context_frame(&self, id: i64) -> Option<&str> {
+        self.contexts
+            .iter()
+            .find(|(c, _)| *c == id)
+            .map(|(_, f)| f.as_str())
+    }
+}
+
+/// Every attached session.
+#[derive(Debug, Default)]
+pub(crate) struct Sessions {
+    pub by_id: BTreeMap<String, Session>,
+}
+
+impl Sessions {
+    pub fn get(&self, id: &str) -> Option<&Session> {
+        self.by_id.get(id)
+    }
+
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut Session> {
+        self.by_id.get_mut(id)
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.by_id.contains_key(id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    pub fn insert(&mut self, id: String, session: Session) {
+        self.by_id.insert(id, session);
+    }
+
+    /// `id` and every session below it, parents first (fact 5: nested sessions vanish with
+    /// their parent). Visits each session once, so a hostile parent cycle cannot loop.
+    pub fn self_and_descendants(&self, id: &str) -> Vec<String> {
+        if !self.contains(id) {
+            return Vec::new();
+        }
+        let mut children_of: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (sid, s) in &self.by_id {
+            if let Some(p) = s.parent.as_deref() {
+                children_of.entry(p).or_default().push(sid);
+            }
+        }
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        seen.insert(id);
+        let mut out = vec![id.to_owned()];
+        let mut frontier = vec![id];
+        while let Some(cur) = frontier.pop() {
+            for &c in children_of.get(cur).map(Vec::as_slice).unwrap_or(&[]) {
+                if seen.insert(c) {
+                    frontier.push(c);
+                    out.push(c.to_owned());
+                }
+            }
+        }
+        out
+    }
+
+    pub fn clear(&mut self) {
+        self.by_id.clear();
+    }
+}

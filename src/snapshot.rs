@@ -1,0 +1,385 @@
+//! The snapshot of SPEC §9, its diffs, and [`Mirror`], which folds diffs back into a
+//! snapshot (what a client does; the property tests check it equals
+//! [`Supervisor::snapshot`](crate::Supervisor::snapshot)).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use serde::{Deserialize, Serialize};
+
+/// Listed children of `frame_tree` at most (SPEC §9).
+pub const MAX_LISTED_CHILDREN: usize = 30;
+/// OOPIFs deeper than this are left out of `frame_tree` with their subtree (SPEC §9).
+pub const MAX_LISTED_OOPIF_DEPTH: usize = 2;
+/// Closed dialogs kept in `recent_dialogs` (SPEC §6.6).
+pub const MAX_RECENT_DIALOGS: usize = 20;
+/// Console errors kept (SPEC §5).
+pub const MAX_CONSOLE_ERRORS: usize = 50;
+
+/// One frame, as diffs describe it.
+///
+/// ```
+/// use cdp_supervisor::FrameInfo;
+/// let f = FrameInfo { frame_id: "F".into(), parent_frame_id: None, url: "about:blank".into(),
+///     origin: "null".into(), name: String::new(), is_oopif: false, session_id: None };
+/// assert_eq!(serde_json::to_string(&f).unwrap(),
+///     r#"{"frame_id":"F","parent_frame_id":null,"url":"about:blank","origin":"null","is_oopif":false}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameInfo {
+    /// Chromium's frame id (for an OOPIF, also its target id).
+    pub frame_id: String,
+    /// `None` for the top frame and for frames whose parent was never reported.
+    pub parent_frame_id: Option<String>,
+    /// The frame's current URL (with fragment).
+    pub url: String,
+    /// `securityOrigin` as Chromium reports it; empty until the frame navigates.
+    pub origin: String,
+    /// The frame's `name` attribute, omitted when empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Whether the frame lives in its own renderer process with its own CDP session.
+    pub is_oopif: bool,
+    /// The OOPIF's own session; present on OOPIFs only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+}
+
+/// The top frame as `frame_tree.top` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopFrame {
+    /// The top frame's id, equal to the page's target id.
+    pub frame_id: String,
+    /// Its URL.
+    pub url: String,
+    /// Its origin.
+    pub origin: String,
+}
+
+/// The `frame_tree` view of SPEC §9, computed from every known frame.
+///
+/// ```
+/// use cdp_supervisor::snapshot::FrameTree;
+/// let t = FrameTree::default();
+/// assert_eq!(serde_json::to_string(&t).unwrap(), r#"{"top":null,"children":[],"truncated":false}"#);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameTree {
+    /// The top frame; `null` until the page's top frame is known.
+    pub top: Option<TopFrame>,
+    /// Breadth-first from the top, in the order frames became known; at most 30.
+    pub children: Vec<FrameInfo>,
+    /// True exactly when some known frame of the tab is not listed.
+    pub truncated: bool,
+}
+
+/// A dialog that is showing (or, for the bridge, waiting for its answer).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingDialog {
+    /// `d-1`, `d-2`, ... per supervisor, never reused.
+    pub id: String,
+    /// `alert`, `confirm`, `prompt` or `beforeunload`, as Chromium names it.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The dialog's message.
+    pub message: String,
+    /// The prompt's default text (empty for other types).
+    pub default_prompt: String,
+    /// When it opened, on the embedder's clock.
+    pub opened_at: f64,
+    /// The frame that raised it.
+    pub frame_id: String,
+    /// The URL of the document that raised it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub url: String,
+}
+
+/// Who closed a dialog (SPEC §6.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClosedBy {
+    /// The client answered it.
+    Agent,
+    /// The `auto_dismiss` / `auto_accept` policy answered it.
+    AutoPolicy,
+    /// The `dialog_timeout` watchdog dismissed it.
+    Watchdog,
+    /// Someone else: a navigation, a newer dialog, the browser, a proxy, a vanished frame.
+    Remote,
+}
+
+/// A closed dialog, as `recent_dialogs` keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClosedDialog {
+    /// The dialog's id.
+    pub id: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Its message.
+    pub message: String,
+    /// When it opened.
+    pub opened_at: f64,
+    /// When Chromium reported it closed (or the supervisor gave it up).
+    pub closed_at: f64,
+    /// Who closed it.
+    pub closed_by: ClosedBy,
+    /// The frame that raised it.
+    pub frame_id: String,
+    /// Whether it was accepted (`javascriptDialogClosed.result`).
+    #[serde(default)]
+    pub accepted: bool,
+    /// The text a prompt returned, when accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_input: Option<String>,
+}
+
+/// One console error (SPEC §5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConsoleEntry {
+    /// `exception` (uncaught), `error` (`console.error`) or `assert` (`console.assert`).
+    pub level: String,
+    /// The text: the exception's description, or the console arguments joined by spaces.
+    pub text: String,
+    /// The frame it came from, when known.
+    pub frame_id: Option<String>,
+    /// The session it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// When it arrived.
+    pub at: f64,
+}
+
+/// The supervised page's state (SPEC §9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PageState {
+    /// Attach sent, `Page.enable` not answered yet.
+    Attaching,
+    /// Answering.
+    Live,
+    /// Attached but not answering (fact 11) or a dialog Chromium can no longer answer
+    /// (fact 15); `recover` releases it.
+    Blocked,
+    /// The renderer crashed (fact 13).
+    Crashed,
+    /// The session is gone (target closed, connection lost).
+    Detached,
+}
+
+/// The page entry of the snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageInfo {
+    /// The page's target id (its top frame id too).
+    pub target_id: String,
+    /// The page session; absent before attach completes and after detach.
+    pub session_id: Option<String>,
+    /// See [`PageState`].
+    pub state: PageState,
+    /// Why the page is `blocked`, when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The whole observable state (SPEC §9).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// Dialogs waiting for an answer, oldest first.
+    pub pending_dialogs: Vec<PendingDialog>,
+    /// The 20 most recently closed dialogs, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recent_dialogs: Vec<ClosedDialog>,
+    /// The frame tree view.
+    pub frame_tree: FrameTree,
+    /// The 50 most recent console errors, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub console_errors: Vec<ConsoleEntry>,
+    /// The supervised page; `null` before any tab is attached.
+    pub page: Option<PageInfo>,
+}
+
+/// One change to the state (SPEC §9). Serialized with an `op` tag.
+///
+/// ```
+/// use cdp_supervisor::Diff;
+/// let d = Diff::FrameRemoved { frame_id: "F".into() };
+/// assert_eq!(serde_json::to_string(&d).unwrap(), r#"{"op":"frame_removed","frame_id":"F"}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Diff {
+    /// A dialog became pending.
+    DialogOpened {
+        /// The pending dialog.
+        dialog: PendingDialog,
+    },
+    /// A pending dialog closed.
+    DialogClosed {
+        /// The closed record, with `closed_by`.
+        dialog: ClosedDialog,
+    },
+    /// A frame became known.
+    FrameAdded {
+        /// The frame.
+        frame: FrameInfo,
+    },
+    /// A known frame changed (URL, origin, name, OOPIF status, session, parent).
+    FrameUpdated {
+        /// The frame as it is now.
+        frame: FrameInfo,
+    },
+    /// A frame is gone.
+    FrameRemoved {
+        /// Its id.
+        frame_id: String,
+    },
+    /// A console error arrived.
+    ConsoleError {
+        /// The entry.
+        entry: ConsoleEntry,
+    },
+    /// The page entry changed.
+    Page {
+        /// The page as it is now.
+        page: Option<PageInfo>,
+    },
+}
+
+/// Builds the `frame_tree` view from every known frame, given in the order they became known.
+///
+/// The top is the frame whose id is `top_id` (the page's target id). Breadth-first, at most
+/// [`MAX_LISTED_CHILDREN`] children, OOPIFs deeper than [`MAX_LISTED_OOPIF_DEPTH`] left out
+/// with their subtree, and `truncated` exactly when a known frame other than the top is
+/// not listed (orphans whose parent is unknown included).
+///
+/// ```
+/// use cdp_supervisor::{FrameInfo, snapshot::build_frame_tree};
+/// let f = |id: &str, parent: Option<&str>| FrameInfo { frame_id: id.into(),
+///     parent_frame_id: parent.map(Into::into), url: String::new(), origin: String::new(),
+///     name: String::new(), is_oopif: false, session_id: None };
+/// let frames = [f("T", None), f("A", Some("T")), f("orphan", Some("gone"))];
+/// let tree = build_frame_tree(Some("T"), frames.iter());
+/// assert_eq!(tree.children.len(), 1);
+/// assert!(tree.truncated);
+/// ```
+pub fn build_frame_tree<'a>(
+    top_id: Option<&str>,
+    frames_in_order: impl Iterator<Item = &'a FrameInfo>,
+) -> FrameTree {
+    let frames: Vec<&FrameInfo> = frames_in_order.collect();
+    let top = top_id.and_then(|id| frames.iter().find(|f| f.frame_id == id).copied());
+    let Some(top) = top else {
+        return FrameTree {
+            top: None,
+            children: Vec::new(),
+            truncated: !frames.is_empty(),
+        };
+    };
+    // Children of each parent, in knowledge order.
+    let mut children_of: BTreeMap<&str, Vec<&FrameInfo>> = BTreeMap::new();
+    for f in &frames {
+        if f.frame_id == top.frame_id {
+            continue;
+        }
+        if let Some(p) = f.parent_frame_id.as_deref() {
+            children_of.entry(p).or_default().push(f);
+        }
+    }
+    let mut listed = Vec::new();
+    let mut queue: VecDeque<(&str, usize)> = VecDeque::new();
+    queue.push_back((top.frame_id.as_str(), 0));
+    'bfs: while let Some((id, depth)) = queue.pop_front() {
+        for child in children_of.get(id).map(Vec::as_slice).unwrap_or(&[]) {
+            let child_depth = depth + 1;
+            if child.is_oopif && child_depth > MAX_LISTED_OOPIF_DEPTH {
+                continue;
+            }
+            if listed.len() == MAX_LISTED_CHILDREN {
+                break 'bfs;
+            }
+            listed.push((*child).clone());
+            queue.push_back((child.frame_id.as_str(), child_depth));
+        }
+    }
+    let known_children = frames.len() - 1;
+    FrameTree {
+        top: Some(TopFrame {
+            frame_id: top.frame_id.clone(),
+            url: top.url.clone(),
+            origin: top.origin.clone(),
+        }),
+        truncated: listed.len() != known_children,
+        children: listed,
+    }
+}
+
+/// Folds diffs into a snapshot, as a client of the supervisor would.
+///
+/// ```
+/// use cdp_supervisor::{Diff, Mirror};
+/// let mut m = Mirror::default();
+/// m.apply(&Diff::FrameRemoved { frame_id: "nope".into() }); // unknown: ignored
+/// assert_eq!(m.snapshot().frame_tree.children.len(), 0);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Mirror {
+    frames: BTreeMap<String, (u64, FrameInfo)>,
+    next_seq: u64,
+    pending: Vec<PendingDialog>,
+    recent: VecDeque<ClosedDialog>,
+    console: VecDeque<ConsoleEntry>,
+    page: Option<PageInfo>,
+}
+
+impl Mirror {
+    /// Applies one diff.
+    pub fn apply(&mut self, diff: &Diff) {
+        match diff {
+            Diff::DialogOpened { dialog } => self.pending.push(dialog.clone()),
+            Diff::DialogClosed { dialog } => {
+                self.pending.retain(|d| d.id != dialog.id);
+                push_ring(&mut self.recent, dialog.clone(), MAX_RECENT_DIALOGS);
+            }
+            Diff::FrameAdded { frame } => {
+                let seq = self.next_seq;
+                self.next_seq += 1;
+                self.frames.insert(frame.frame_id.clone(), (seq, frame.clone()));
+            }
+            Diff::FrameUpdated { frame } => {
+                if let Some(entry) = self.frames.get_mut(&frame.frame_id) {
+                    entry.1 = frame.clone();
+                }
+            }
+            Diff::FrameRemoved { frame_id } => {
+                self.frames.remove(frame_id);
+            }
+            Diff::ConsoleError { entry } => {
+                push_ring(&mut self.console, entry.clone(), MAX_CONSOLE_ERRORS)
+            }
+            Diff::Page { page } => self.page = page.clone(),
+        }
+    }
+
+    /// The snapshot the folded diffs describe.
+    pub fn snapshot(&self) -> Snapshot {
+        let mut ordered: Vec<&(u64, FrameInfo)> = self.frames.values().collect();
+        ordered.sort_by_key(|(seq, _)| *seq);
+        Snapshot {
+            pending_dialogs: self.pending.clone(),
+            recent_dialogs: self.recent.iter().cloned().collect(),
+            frame_tree: build_frame_tree(
+                self.page.as_ref().map(|p| p.target_id.as_str()),
+                ordered.into_iter().map(|(_, f)| f),
+            ),
+            console_errors: self.console.iter().cloned().collect(),
+            page: self.page.clone(),
+        }
+    }
+}
+
+/// Pushes onto a ring that keeps the newest `cap` items.
+pub(crate) fn push_ring<T>(ring: &mut VecDeque<T>, item: T, cap: usize) {
+    while ring.len() >= cap {
+        ring.pop_front();
+    }
+    ring.push_back(item);
+}

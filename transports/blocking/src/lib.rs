@@ -1,0 +1,2 @@
+#![forbid(unsafe_code)]
+//! Blocking transport (work in progress).
