@@ -183,7 +183,17 @@ impl Supervisor {
             return;
         };
         let by = self.dialogs.closer(index);
-        let user_input = ev.user_input.as_deref().filter(|_| ev.result).map(str::to_owned);
+        // Only an accepted prompt returns text; Chromium sends "" for the others.
+        let is_prompt = self
+            .dialogs
+            .pending
+            .get(index)
+            .is_some_and(|d| d.info.kind == "prompt");
+        let user_input = ev
+            .user_input
+            .as_deref()
+            .filter(|_| ev.result && is_prompt)
+            .map(str::to_owned);
         self.close_dialog(index, by, ev.result, user_input);
     }
 

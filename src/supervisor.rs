@@ -578,7 +578,11 @@ impl Supervisor {
                 ..
             } => self.finish_dialog_answer(id, &dialog_id, closed, Err(error), report),
             _ => {
-                if !matches!(error, CommandError::Disconnected { .. }) {
+                // A set-up command whose session or connection went is moot, not news.
+                if !matches!(
+                    error,
+                    CommandError::Disconnected { .. } | CommandError::SessionGone { .. }
+                ) {
                     self.warn(format!("set-up command {error}"));
                 }
             }
