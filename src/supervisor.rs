@@ -721,21 +721,20 @@ impl Supervisor {
             let ev: cdp::AttachedToTarget<'_> = parse(method, params)?;
             return self.on_attached_to_target(session, &ev);
         }
+        if method == "Target.detachedFromTarget" {
+            // The params name the session; the envelope may be the browser (the page
+            // session itself) or a parent. Unknown ones were dropped with their frame.
+            let ev: cdp::DetachedFromTarget<'_> = parse(method, params)?;
+            self.on_detached_from_target(&ev.session_id);
+            return Ok(());
+        }
         let Some(session) = session.filter(|s| self.sessions.contains(s)) else {
-            if method == "Target.detachedFromTarget" {
-                // Browser-level, or for a session already dropped with its frame: nothing to do.
-                return Ok(());
-            }
             return Err(InputError::UnknownSession {
                 method: method.to_owned(),
                 session_id: session.unwrap_or("(browser)").to_owned(),
             });
         };
         match method {
-            "Target.detachedFromTarget" => {
-                let ev: cdp::DetachedFromTarget<'_> = parse(method, params)?;
-                self.on_detached_from_target(&ev.session_id);
-            }
             "Page.frameAttached" => {
                 let ev: cdp::FrameAttached<'_> = parse(method, params)?;
                 self.on_frame_attached(session, &ev.frame_id, &ev.parent_frame_id);
