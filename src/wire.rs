@@ -42,6 +42,10 @@ pub struct Envelope<'a> {
 impl<'a> Envelope<'a> {
     /// Parses one message. Fails on anything that is not a JSON object of the right shape.
     pub fn parse(text: &'a str) -> Result<Self, serde_json::Error> {
+        // serde accepts a JSON array for a struct; a CDP message is always an object.
+        if !text.trim_start().starts_with('{') {
+            return Err(serde::de::Error::custom("a CDP message is a JSON object"));
+        }
         serde_json::from_str(text)
     }
 }
