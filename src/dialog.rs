@@ -116,7 +116,11 @@ impl Dialogs {
     pub fn index_for_close(&self, frame_id: Option<&str>) -> Option<usize> {
         frame_id
             .and_then(|f| self.pending.iter().position(|d| d.info.frame_id == f))
-            .or(if self.pending.is_empty() { None } else { Some(0) })
+            .or(if self.pending.is_empty() {
+                None
+            } else {
+                Some(0)
+            })
     }
 
     /// Moves the pending dialog at `index` to the recent ring and returns its record.

@@ -78,7 +78,6 @@ impl Supervisor {
         !self.dialogs.pending.is_empty()
     }
 
-
     /// Sends `Page.handleJavaScriptDialog` for the pending dialog at `index`, always on
     /// the page session (fact 6), and remembers who asked.
     fn answer_dialog(
@@ -95,7 +94,11 @@ impl Supervisor {
         };
         let accept = action == DialogAction::Accept;
         let text = match (accept, dialog.info.kind.as_str()) {
-            (true, "prompt") => Some(prompt_text.unwrap_or(&dialog.info.default_prompt).to_owned()),
+            (true, "prompt") => Some(
+                prompt_text
+                    .unwrap_or(&dialog.info.default_prompt)
+                    .to_owned(),
+            ),
             (true, _) => prompt_text.map(str::to_owned),
             (false, _) => None,
         };
@@ -383,7 +386,9 @@ impl Supervisor {
             if d.answer.is_none() && d.watchdog_at.is_some_and(|t| t <= now) {
                 d.watchdog_at = None;
                 let id = d.info.id.clone();
-                if let Err(e) = self.answer_dialog(i, DialogAction::Dismiss, None, ClosedBy::Watchdog, false) {
+                if let Err(e) =
+                    self.answer_dialog(i, DialogAction::Dismiss, None, ClosedBy::Watchdog, false)
+                {
                     self.warn(format!("watchdog could not dismiss {id}: {e}"));
                 }
             }

@@ -342,7 +342,8 @@ impl Mirror {
             Diff::FrameAdded { frame } => {
                 let seq = self.next_seq;
                 self.next_seq += 1;
-                self.frames.insert(frame.frame_id.clone(), (seq, frame.clone()));
+                self.frames
+                    .insert(frame.frame_id.clone(), (seq, frame.clone()));
             }
             Diff::FrameUpdated { frame } => {
                 if let Some(entry) = self.frames.get_mut(&frame.frame_id) {

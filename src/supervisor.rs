@@ -161,7 +161,7 @@ struct PageTrack {
 /// use cdp_supervisor::{Config, Output, Supervisor};
 /// let mut sup = Supervisor::new(Config::default());
 /// sup.handle_connected(0.0);
-/// let Some(Output::Transmit(cmd)) = sup.poll_output() else { panic!() };
+/// let Output::Transmit(cmd) = sup.poll_output() else { panic!("a command first") };
 /// assert_eq!(cmd.method, "Target.getTargets");
 /// ```
 #[derive(Debug)]
@@ -495,13 +495,13 @@ impl Supervisor {
         };
         match cmd.purpose.clone() {
             Purpose::User => {
-                let outcome = outcome.map(|r| r.get().to_owned()).map_err(|e| {
-                    CommandError::Cdp {
+                let outcome = outcome
+                    .map(|r| r.get().to_owned())
+                    .map_err(|e| CommandError::Cdp {
                         method: cmd.method.clone(),
                         code: e.code,
                         message: e.message,
-                    }
-                });
+                    });
                 self.events.push_back(Event::CommandFinished {
                     id: CommandId(id),
                     outcome,
@@ -1096,7 +1096,13 @@ impl Supervisor {
 
     /// An iframe target attached: its frame is now an OOPIF owned by `session` (fact 2),
     /// whether or not the `swap` detach came first (fact 3).
-    fn frame_became_oopif(&mut self, frame_id: &str, session: &str, parent: Option<&str>, url: &str) {
+    fn frame_became_oopif(
+        &mut self,
+        frame_id: &str,
+        session: &str,
+        parent: Option<&str>,
+        url: &str,
+    ) {
         let parent = parent.filter(|p| *p != frame_id);
         if self.frames.get(frame_id).is_some() {
             if let Some(f) = self.frames.get_mut(frame_id) {
@@ -1195,8 +1201,9 @@ impl Supervisor {
             let Some(frame) = self.frames.remove(&id) else {
                 continue;
             };
-            self.events
-                .push_back(Event::Diff(Diff::FrameRemoved { frame_id: id.clone() }));
+            self.events.push_back(Event::Diff(Diff::FrameRemoved {
+                frame_id: id.clone(),
+            }));
             self.close_dialogs_of_frame(&id);
             if let Some(s) = frame.info.session_id {
                 gone_sessions.extend(self.sessions.self_and_descendants(&s));
@@ -1350,7 +1357,8 @@ impl Supervisor {
         let info = self.page_info();
         if info != self.last_page_info {
             self.last_page_info = info.clone();
-            self.events.push_back(Event::Diff(Diff::Page { page: info }));
+            self.events
+                .push_back(Event::Diff(Diff::Page { page: info }));
         }
     }
 

@@ -135,8 +135,9 @@ pub(crate) fn empty_object() -> &'static RawValue {
 /// Serializes `value` as raw JSON params. Only used with the supervisor's own param structs,
 /// which always serialize.
 pub(crate) fn to_raw<T: Serialize>(value: &T) -> Box<RawValue> {
-    serde_json::value::to_raw_value(value)
-        .unwrap_or_else(|_| RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable!()))
+    serde_json::value::to_raw_value(value).unwrap_or_else(|_| {
+        RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable!())
+    })
 }
 
 #[cfg(test)]

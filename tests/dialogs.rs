@@ -5,8 +5,8 @@ mod harness;
 use std::time::Duration;
 
 use cdp_supervisor::{
-    ClosedBy, ClosedDialog, CommandError, CommandId, Config, DialogAction, DialogError, DialogPolicy, Event, PageState,
-    MAX_PENDING_DIALOGS,
+    ClosedBy, ClosedDialog, CommandError, CommandId, Config, DialogAction, DialogError,
+    DialogPolicy, Event, PageState, MAX_PENDING_DIALOGS,
 };
 use harness::{Harness, PAGE, PS};
 
@@ -32,7 +32,10 @@ fn answered(h: &Harness, id: CommandId) -> Vec<Result<ClosedDialog, DialogError>
 }
 
 fn answers_sent(h: &Harness) -> Vec<&cdp_supervisor::OutgoingCommand> {
-    h.sent.iter().filter(|c| c.method == "Page.handleJavaScriptDialog").collect()
+    h.sent
+        .iter()
+        .filter(|c| c.method == "Page.handleJavaScriptDialog")
+        .collect()
 }
 
 #[test]
@@ -41,12 +44,26 @@ fn fact6_oopif_dialog_is_pending_with_its_frame_and_answered_on_the_page_session
     h.dialog_opening("C", "confirm", "sure?");
     let s = h.snapshot();
     let d = &s.pending_dialogs[0];
-    assert_eq!((d.id.as_str(), d.kind.as_str(), d.message.as_str(), d.frame_id.as_str()), ("d-1", "confirm", "sure?", "C"));
+    assert_eq!(
+        (
+            d.id.as_str(),
+            d.kind.as_str(),
+            d.message.as_str(),
+            d.frame_id.as_str()
+        ),
+        ("d-1", "confirm", "sure?", "C")
+    );
     assert_eq!(d.opened_at, h.now);
-    h.sup.respond_dialog(h.now, DialogAction::Accept, None, None).unwrap();
+    h.sup
+        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .unwrap();
     h.drain();
     let answer = answers_sent(&h)[0];
-    assert_eq!(answer.session_id.as_deref(), Some(PS), "never on the child session");
+    assert_eq!(
+        answer.session_id.as_deref(),
+        Some(PS),
+        "never on the child session"
+    );
     assert!(answer.json.contains(r#""accept":true"#));
 }
 
@@ -54,10 +71,16 @@ fn fact6_oopif_dialog_is_pending_with_its_frame_and_answered_on_the_page_session
 fn fact7_close_before_reply_is_closed_by_agent() {
     let mut h = attached();
     h.dialog_opening(PAGE, "alert", "hi");
-    let id = h.sup.respond_dialog(h.now, DialogAction::Accept, None, Some("d-1")).unwrap();
+    let id = h
+        .sup
+        .respond_dialog(h.now, DialogAction::Accept, None, Some("d-1"))
+        .unwrap();
     h.drain();
     h.dialog_closed(PAGE, true);
-    assert!(answered(&h, id).is_empty(), "settled by the reply, not before");
+    assert!(
+        answered(&h, id).is_empty(),
+        "settled by the reply, not before"
+    );
     h.reply(id.0, "{}");
     let out = answered(&h, id);
     assert_eq!(out.len(), 1);
@@ -70,10 +93,16 @@ fn fact7_close_before_reply_is_closed_by_agent() {
 fn reply_before_close_is_closed_by_agent_too() {
     let mut h = attached();
     h.dialog_opening(PAGE, "alert", "hi");
-    let id = h.sup.respond_dialog(h.now, DialogAction::Dismiss, None, None).unwrap();
+    let id = h
+        .sup
+        .respond_dialog(h.now, DialogAction::Dismiss, None, None)
+        .unwrap();
     h.drain();
     h.reply(id.0, "{}");
-    assert!(answered(&h, id).is_empty(), "still open until Chromium says so");
+    assert!(
+        answered(&h, id).is_empty(),
+        "still open until Chromium says so"
+    );
     assert_eq!(h.snapshot().pending_dialogs.len(), 1);
     h.dialog_closed(PAGE, false);
     let out = answered(&h, id);
@@ -102,7 +131,10 @@ fn fact7_close_matches_by_frame_first_then_oldest() {
     h.event(PS, "Page.javascriptDialogClosed", r#"{"result":false}"#);
     let pending = h.snapshot().pending_dialogs;
     assert_eq!(pending.len(), 1);
-    assert_eq!(pending[0].message, "child2", "no frame id: the oldest closes");
+    assert_eq!(
+        pending[0].message, "child2",
+        "no frame id: the oldest closes"
+    );
 }
 
 #[test]
@@ -115,7 +147,10 @@ fn fact20_lone_close_is_tolerated() {
 
 #[test]
 fn auto_dismiss_answers_at_once_and_records_auto_policy() {
-    let mut h = Harness::attached(Config { policy: DialogPolicy::AutoDismiss, ..Config::default() });
+    let mut h = Harness::attached(Config {
+        policy: DialogPolicy::AutoDismiss,
+        ..Config::default()
+    });
     h.dialog_opening(PAGE, "confirm", "?");
     let answer = answers_sent(&h)[0].clone();
     assert!(answer.json.contains(r#""accept":false"#));
@@ -123,18 +158,37 @@ fn auto_dismiss_answers_at_once_and_records_auto_policy() {
     h.reply(answer.id, "{}");
     let s = h.snapshot();
     assert_eq!(s.recent_dialogs[0].closed_by, ClosedBy::AutoPolicy);
-    assert!(!h.events.iter().any(|e| matches!(e, Event::DialogAnswered { .. })), "policy answers are not the client's");
+    assert!(
+        !h.events
+            .iter()
+            .any(|e| matches!(e, Event::DialogAnswered { .. })),
+        "policy answers are not the client's"
+    );
 }
 
 #[test]
 fn auto_accept_gives_a_prompt_its_default_text() {
-    let mut h = Harness::attached(Config { policy: DialogPolicy::AutoAccept, ..Config::default() });
+    let mut h = Harness::attached(Config {
+        policy: DialogPolicy::AutoAccept,
+        ..Config::default()
+    });
     h.dialog_opening(PAGE, "prompt", "name?");
     let answer = answers_sent(&h)[0].clone();
-    assert!(answer.json.contains(r#""accept":true"#) && answer.json.contains(r#""promptText":"def""#), "{}", answer.json);
-    h.event(PS, "Page.javascriptDialogClosed", &format!(r#"{{"frameId":"{PAGE}","result":true,"userInput":"def"}}"#));
+    assert!(
+        answer.json.contains(r#""accept":true"#) && answer.json.contains(r#""promptText":"def""#),
+        "{}",
+        answer.json
+    );
+    h.event(
+        PS,
+        "Page.javascriptDialogClosed",
+        &format!(r#"{{"frameId":"{PAGE}","result":true,"userInput":"def"}}"#),
+    );
     let r = &h.snapshot().recent_dialogs[0];
-    assert_eq!((r.closed_by, r.user_input.as_deref()), (ClosedBy::AutoPolicy, Some("def")));
+    assert_eq!(
+        (r.closed_by, r.user_input.as_deref()),
+        (ClosedBy::AutoPolicy, Some("def"))
+    );
 }
 
 #[test]
@@ -143,7 +197,10 @@ fn policy_change_applies_to_dialogs_opened_afterwards() {
     h.dialog_opening(PAGE, "alert", "1");
     h.sup.set_policy(DialogPolicy::AutoAccept);
     h.drain();
-    assert!(answers_sent(&h).is_empty(), "the pending one is not answered by the new policy");
+    assert!(
+        answers_sent(&h).is_empty(),
+        "the pending one is not answered by the new policy"
+    );
     h.dialog_closed(PAGE, false);
     h.dialog_opening(PAGE, "alert", "2");
     assert_eq!(answers_sent(&h).len(), 1);
@@ -151,7 +208,10 @@ fn policy_change_applies_to_dialogs_opened_afterwards() {
 
 #[test]
 fn watchdog_dismisses_after_dialog_timeout() {
-    let mut h = Harness::attached(Config { dialog_timeout: Duration::from_secs(1), ..Config::default() });
+    let mut h = Harness::attached(Config {
+        dialog_timeout: Duration::from_secs(1),
+        ..Config::default()
+    });
     let opened = h.now;
     h.dialog_opening(PAGE, "confirm", "?");
     assert_eq!(h.sup.poll_timeout(), Some(opened + 1.0));
@@ -169,9 +229,14 @@ fn watchdog_dismisses_after_dialog_timeout() {
 
 #[test]
 fn answered_dialog_has_no_watchdog() {
-    let mut h = Harness::attached(Config { dialog_timeout: Duration::from_secs(1), ..Config::default() });
+    let mut h = Harness::attached(Config {
+        dialog_timeout: Duration::from_secs(1),
+        ..Config::default()
+    });
     h.dialog_opening(PAGE, "alert", "?");
-    h.sup.respond_dialog(h.now, DialogAction::Accept, None, None).unwrap();
+    h.sup
+        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .unwrap();
     h.drain();
     h.advance(0.5);
     h.dialog_closed(PAGE, true);
@@ -183,28 +248,52 @@ fn answered_dialog_has_no_watchdog() {
 fn failed_answer_leaves_the_dialog_pending_and_reports_the_error() {
     let mut h = attached();
     h.dialog_opening(PAGE, "alert", "?");
-    let id = h.sup.respond_dialog(h.now, DialogAction::Accept, None, None).unwrap();
+    let id = h
+        .sup
+        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .unwrap();
     h.drain();
     h.reply_error(id.0, -32000, "Something odd");
     let out = answered(&h, id);
-    assert!(matches!(&out[..], [Err(DialogError::Command { error: CommandError::Cdp { code: -32000, .. }, .. })]));
+    assert!(matches!(
+        &out[..],
+        [Err(DialogError::Command {
+            error: CommandError::Cdp { code: -32000, .. },
+            ..
+        })]
+    ));
     assert_eq!(h.snapshot().pending_dialogs.len(), 1);
     // And it can be answered again.
-    let again = h.sup.respond_dialog(h.now, DialogAction::Accept, None, None).unwrap();
+    let again = h
+        .sup
+        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .unwrap();
     h.drain();
     h.dialog_closed(PAGE, true);
     h.reply(again.0, "{}");
-    assert_eq!(answered(&h, again)[0].as_ref().unwrap().closed_by, ClosedBy::Agent);
+    assert_eq!(
+        answered(&h, again)[0].as_ref().unwrap().closed_by,
+        ClosedBy::Agent
+    );
 }
 
 #[test]
 fn answer_timeout_leaves_the_dialog_pending() {
     let mut h = attached();
     h.dialog_opening(PAGE, "alert", "?");
-    let id = h.sup.respond_dialog(h.now, DialogAction::Accept, None, None).unwrap();
+    let id = h
+        .sup
+        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .unwrap();
     h.drain();
     h.advance(11.0);
-    assert!(matches!(&answered(&h, id)[..], [Err(DialogError::Command { error: CommandError::Timeout { .. }, .. })]));
+    assert!(matches!(
+        &answered(&h, id)[..],
+        [Err(DialogError::Command {
+            error: CommandError::Timeout { .. },
+            ..
+        })]
+    ));
     assert_eq!(h.snapshot().pending_dialogs.len(), 1);
 }
 
@@ -212,7 +301,10 @@ fn answer_timeout_leaves_the_dialog_pending() {
 fn no_dialog_showing_after_chromium_closed_it_is_not_an_error() {
     let mut h = attached();
     h.dialog_opening(PAGE, "alert", "?");
-    let id = h.sup.respond_dialog(h.now, DialogAction::Accept, None, None).unwrap();
+    let id = h
+        .sup
+        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .unwrap();
     h.drain();
     h.dialog_closed(PAGE, false); // a navigation closed it first
     h.reply_error(id.0, -32602, "No dialog is showing");
@@ -228,10 +320,15 @@ fn fact15_wedge_blocks_the_page_and_recover_navigates_and_releases() {
     h.dialog_opening(PAGE, "confirm", "first");
     h.dialog_opening("C", "confirm", "second");
     h.dialog_closed(PAGE, false); // fact 8: the first is closed by Chromium
-    let id = h.sup.respond_dialog(h.now, DialogAction::Accept, None, None).unwrap();
+    let id = h
+        .sup
+        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .unwrap();
     h.drain();
     h.reply_error(id.0, -32602, "No dialog is showing");
-    assert!(matches!(&answered(&h, id)[..], [Err(DialogError::Wedged { dialog_id })] if dialog_id == "d-2"));
+    assert!(
+        matches!(&answered(&h, id)[..], [Err(DialogError::Wedged { dialog_id })] if dialog_id == "d-2")
+    );
     let page = h.snapshot().page.unwrap();
     assert_eq!(page.state, PageState::Blocked);
     assert!(page.reason.unwrap().contains("recover"));
@@ -239,7 +336,11 @@ fn fact15_wedge_blocks_the_page_and_recover_navigates_and_releases() {
     h.drain();
     let nav = h.last_sent("Page.navigate");
     assert_eq!(nav.session_id.as_deref(), Some(PS));
-    assert!(nav.json.contains("http://a.test/"), "current URL: {}", nav.json);
+    assert!(
+        nav.json.contains("http://a.test/"),
+        "current URL: {}",
+        nav.json
+    );
     h.dialog_closed("C", false);
     h.reply(rec.0, r#"{"frameId":"PAGE"}"#);
     let s = h.snapshot();
@@ -253,7 +354,12 @@ fn fact11_unanswered_page_enable_is_blocked_until_recovered() {
     h.sup.handle_connected(h.now);
     h.drain();
     let id = h.last_sent("Target.getTargets").id;
-    h.reply(id, &format!(r#"{{"targetInfos":[{{"targetId":"{PAGE}","type":"page","url":"http://a.test/p"}}]}}"#));
+    h.reply(
+        id,
+        &format!(
+            r#"{{"targetInfos":[{{"targetId":"{PAGE}","type":"page","url":"http://a.test/p"}}]}}"#
+        ),
+    );
     let attach = h.last_sent("Target.attachToTarget").id;
     h.reply(attach, &format!(r#"{{"sessionId":"{PS}"}}"#));
     assert_eq!(h.snapshot().page.unwrap().state, PageState::Attaching);
@@ -263,8 +369,16 @@ fn fact11_unanswered_page_enable_is_blocked_until_recovered() {
     assert!(page.reason.unwrap().contains("Page.enable"));
     h.sup.recover(h.now).unwrap();
     h.drain();
-    assert!(h.last_sent("Page.navigate").json.contains("http://a.test/p"));
-    let enable = h.sent.iter().find(|c| c.method == "Page.enable").unwrap().id;
+    assert!(h
+        .last_sent("Page.navigate")
+        .json
+        .contains("http://a.test/p"));
+    let enable = h
+        .sent
+        .iter()
+        .find(|c| c.method == "Page.enable")
+        .unwrap()
+        .id;
     h.reply(enable, "{}");
     assert_eq!(h.snapshot().page.unwrap().state, PageState::Live);
 }
@@ -273,9 +387,18 @@ fn fact11_unanswered_page_enable_is_blocked_until_recovered() {
 fn spec_6_4_commands_in_flight_are_reported_blocked_at_once_and_still_end_once() {
     let mut h = with_oopif();
     let t = Duration::from_secs(30);
-    let eval = h.sup.command(h.now, None, "Runtime.evaluate", None, t).unwrap();
-    let child = h.sup.command(h.now, Some("C"), "DOM.getDocument", None, t).unwrap();
-    let target = h.sup.command(h.now, None, "Target.getTargets", None, t).unwrap();
+    let eval = h
+        .sup
+        .command(h.now, None, "Runtime.evaluate", None, t)
+        .unwrap();
+    let child = h
+        .sup
+        .command(h.now, Some("C"), "DOM.getDocument", None, t)
+        .unwrap();
+    let target = h
+        .sup
+        .command(h.now, None, "Target.getTargets", None, t)
+        .unwrap();
     h.drain();
     h.dialog_opening(PAGE, "alert", "in the way");
     let blocked: Vec<(CommandId, String)> = h
@@ -286,28 +409,56 @@ fn spec_6_4_commands_in_flight_are_reported_blocked_at_once_and_still_end_once()
             _ => None,
         })
         .collect();
-    assert_eq!(blocked, [(eval, "d-1".to_owned()), (child, "d-1".to_owned())]);
+    assert_eq!(
+        blocked,
+        [(eval, "d-1".to_owned()), (child, "d-1".to_owned())]
+    );
     assert!(!blocked.iter().any(|(id, _)| *id == target));
     // A command sent while the dialog shows is reported at once too.
-    let late = h.sup.command(h.now, None, "Runtime.evaluate", None, t).unwrap();
+    let late = h
+        .sup
+        .command(h.now, None, "Runtime.evaluate", None, t)
+        .unwrap();
     h.drain();
-    assert!(h.events.iter().any(|e| matches!(e, Event::CommandBlocked { id, .. } if *id == late)));
+    assert!(h
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::CommandBlocked { id, .. } if *id == late)));
     h.dialog_closed(PAGE, true);
     h.reply(eval.0, r#"{"result":{"type":"undefined"}}"#);
-    let finals = h.events.iter().filter(|e| matches!(e, Event::CommandFinished { id, .. } if *id == eval)).count();
+    let finals = h
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::CommandFinished { id, .. } if *id == eval))
+        .count();
     assert_eq!(finals, 1);
 }
 
 #[test]
 fn respond_dialog_errors_say_what_to_do() {
     let mut h = attached();
-    assert_eq!(h.sup.respond_dialog(h.now, DialogAction::Accept, None, None), Err(DialogError::NoDialogPending));
+    assert_eq!(
+        h.sup
+            .respond_dialog(h.now, DialogAction::Accept, None, None),
+        Err(DialogError::NoDialogPending)
+    );
     h.dialog_opening(PAGE, "alert", "1");
     h.dialog_opening(PAGE, "alert", "2");
-    let e = h.sup.respond_dialog(h.now, DialogAction::Accept, None, None).unwrap_err();
-    assert_eq!(e, DialogError::SeveralPending { pending: vec!["d-1".into(), "d-2".into()] });
+    let e = h
+        .sup
+        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .unwrap_err();
+    assert_eq!(
+        e,
+        DialogError::SeveralPending {
+            pending: vec!["d-1".into(), "d-2".into()]
+        }
+    );
     assert!(e.to_string().contains("dialog_id"));
-    let e = h.sup.respond_dialog(h.now, DialogAction::Accept, None, Some("d-9")).unwrap_err();
+    let e = h
+        .sup
+        .respond_dialog(h.now, DialogAction::Accept, None, Some("d-9"))
+        .unwrap_err();
     assert!(e.to_string().contains("d-9") && e.to_string().contains("d-1, d-2"));
     let e = "maybe".parse::<DialogAction>().unwrap_err();
     assert!(e.to_string().contains("accept"));
@@ -317,12 +468,16 @@ fn respond_dialog_errors_say_what_to_do() {
 fn prompt_accepted_without_text_returns_its_default() {
     let mut h = attached();
     h.dialog_opening(PAGE, "prompt", "name?");
-    h.sup.respond_dialog(h.now, DialogAction::Accept, None, None).unwrap();
+    h.sup
+        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .unwrap();
     h.drain();
     assert!(answers_sent(&h)[0].json.contains(r#""promptText":"def""#));
     h.dialog_closed(PAGE, false);
     h.dialog_opening(PAGE, "prompt", "again");
-    h.sup.respond_dialog(h.now, DialogAction::Accept, Some("mine"), None).unwrap();
+    h.sup
+        .respond_dialog(h.now, DialogAction::Accept, Some("mine"), None)
+        .unwrap();
     h.drain();
     assert!(answers_sent(&h)[1].json.contains(r#""promptText":"mine""#));
 }
@@ -349,7 +504,13 @@ fn pending_cap_gives_up_the_oldest_as_remote() {
     let s = h.snapshot();
     assert_eq!(s.pending_dialogs.len(), MAX_PENDING_DIALOGS);
     assert_eq!(s.pending_dialogs[0].id, "d-2");
-    assert_eq!((s.recent_dialogs[0].id.as_str(), s.recent_dialogs[0].closed_by), ("d-1", ClosedBy::Remote));
+    assert_eq!(
+        (
+            s.recent_dialogs[0].id.as_str(),
+            s.recent_dialogs[0].closed_by
+        ),
+        ("d-1", ClosedBy::Remote)
+    );
 }
 
 #[test]
@@ -360,7 +521,9 @@ fn settle_answers_every_pending_dialog() {
     let sent = h.sup.settle_dialogs(h.now, DialogAction::Dismiss);
     h.drain();
     assert_eq!(sent.len(), 2);
-    assert!(answers_sent(&h).iter().all(|a| a.json.contains(r#""accept":false"#) && a.session_id.as_deref() == Some(PS)));
+    assert!(answers_sent(&h)
+        .iter()
+        .all(|a| a.json.contains(r#""accept":false"#) && a.session_id.as_deref() == Some(PS)));
 }
 
 #[test]
@@ -377,16 +540,26 @@ fn fact16_page_disable_is_never_sent() {
 fn disconnect_closes_pending_remote_and_fails_the_answer_in_flight() {
     let mut h = attached();
     h.dialog_opening(PAGE, "alert", "1");
-    let id = h.sup.respond_dialog(h.now, DialogAction::Accept, None, None).unwrap();
+    let id = h
+        .sup
+        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .unwrap();
     h.drain();
     h.sup.handle_disconnected(h.now);
     h.drain();
     let s = h.snapshot();
     assert!(s.pending_dialogs.is_empty());
-    assert_eq!(s.recent_dialogs[0].closed_by, ClosedBy::Remote, "SPEC 6.8: closed remote on disconnect");
+    assert_eq!(
+        s.recent_dialogs[0].closed_by,
+        ClosedBy::Remote,
+        "SPEC 6.8: closed remote on disconnect"
+    );
     assert!(matches!(
         &answered(&h, id)[..],
-        [Err(DialogError::Command { error: CommandError::Disconnected { .. }, .. })]
+        [Err(DialogError::Command {
+            error: CommandError::Disconnected { .. },
+            ..
+        })]
     ));
 }
 
@@ -394,7 +567,11 @@ fn disconnect_closes_pending_remote_and_fails_the_answer_in_flight() {
 fn dialog_of_a_removed_frame_closes_remote() {
     let mut h = with_oopif();
     h.dialog_opening("C", "alert", "1");
-    h.event(PS, "Page.frameDetached", r#"{"frameId":"C","reason":"remove"}"#);
+    h.event(
+        PS,
+        "Page.frameDetached",
+        r#"{"frameId":"C","reason":"remove"}"#,
+    );
     let s = h.snapshot();
     assert!(s.pending_dialogs.is_empty());
     assert_eq!(s.recent_dialogs[0].closed_by, ClosedBy::Remote);

@@ -23,7 +23,12 @@ fn finished(h: &Harness, id: cdp_supervisor::CommandId) -> Vec<Result<String, Co
 }
 
 fn listed(h: &Harness) -> Vec<String> {
-    h.snapshot().frame_tree.children.iter().map(|f| f.frame_id.clone()).collect()
+    h.snapshot()
+        .frame_tree
+        .children
+        .iter()
+        .map(|f| f.frame_id.clone())
+        .collect()
 }
 
 #[test]
@@ -34,16 +39,27 @@ fn fact1_attach_picks_the_page_target_and_sets_up_in_order() {
     assert!(attach.json.contains(r#""flatten":true"#) && attach.json.contains(PAGE));
     assert_eq!(
         h.sent_on(PS),
-        ["Page.enable", "Runtime.enable", "Page.getFrameTree", "Target.setAutoAttach"]
+        [
+            "Page.enable",
+            "Runtime.enable",
+            "Page.getFrameTree",
+            "Target.setAutoAttach"
+        ]
     );
     let auto = h.last_sent("Target.setAutoAttach");
-    assert!(auto.json.contains(r#""waitForDebuggerOnStart":true"#) && auto.json.contains(r#""flatten":true"#));
+    assert!(
+        auto.json.contains(r#""waitForDebuggerOnStart":true"#)
+            && auto.json.contains(r#""flatten":true"#)
+    );
     assert_eq!(h.snapshot().page.unwrap().state, PageState::Live);
 }
 
 #[test]
 fn configured_target_id_is_attached_even_if_not_first() {
-    let mut h = Harness::new(Config { target_id: Some("SECOND".into()), ..Config::default() });
+    let mut h = Harness::new(Config {
+        target_id: Some("SECOND".into()),
+        ..Config::default()
+    });
     h.sup.handle_connected(h.now);
     h.drain();
     let id = h.last_sent("Target.getTargets").id;
@@ -57,8 +73,14 @@ fn no_page_target_is_a_warning_not_a_hang() {
     h.sup.handle_connected(h.now);
     h.drain();
     let id = h.last_sent("Target.getTargets").id;
-    h.reply(id, r#"{"targetInfos":[{"targetId":"W","type":"service_worker"}]}"#);
-    assert!(h.events.iter().any(|e| matches!(e, Event::Warning { message } if message.contains("no page target"))));
+    h.reply(
+        id,
+        r#"{"targetInfos":[{"targetId":"W","type":"service_worker"}]}"#,
+    );
+    assert!(h
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::Warning { message } if message.contains("no page target"))));
     assert!(h.sup.snapshot().page.is_none());
 }
 
@@ -82,7 +104,13 @@ fn fact2_oopif_child_is_set_up_pipelined_then_resumed_last() {
     h.attach_oopif(PS, "S-C", "C", PAGE);
     assert_eq!(
         h.sent_on("S-C"),
-        ["Page.enable", "Runtime.enable", "Page.getFrameTree", "Target.setAutoAttach", "Runtime.runIfWaitingForDebugger"]
+        [
+            "Page.enable",
+            "Runtime.enable",
+            "Page.getFrameTree",
+            "Target.setAutoAttach",
+            "Runtime.runIfWaitingForDebugger"
+        ]
     );
     let f = &h.snapshot().frame_tree.children[0];
     assert!(f.is_oopif);
@@ -101,7 +129,10 @@ fn fact14_workers_resumed_service_workers_resumed_then_detached() {
     assert!(detach.json.contains("S-SW"));
     h.event(PS, "Target.attachedToTarget", r#"{"sessionId":"S-X","targetInfo":{"targetId":"X","type":"auction_worklet"},"waitingForDebugger":true}"#);
     assert_eq!(h.sent_on("S-X"), ["Runtime.runIfWaitingForDebugger"]);
-    assert!(h.snapshot().frame_tree.children.is_empty(), "workers are not frames");
+    assert!(
+        h.snapshot().frame_tree.children.is_empty(),
+        "workers are not frames"
+    );
 }
 
 #[test]
@@ -109,17 +140,28 @@ fn fact3_swap_keeps_the_frame_attach_first() {
     let mut h = attached();
     h.frame_attached(PS, "C", PAGE);
     h.attach_oopif(PS, "S-C", "C", PAGE);
-    h.event(PS, "Page.frameDetached", r#"{"frameId":"C","reason":"swap"}"#);
+    h.event(
+        PS,
+        "Page.frameDetached",
+        r#"{"frameId":"C","reason":"swap"}"#,
+    );
     h.frame_navigated("S-C", "C", Some(PAGE), "http://b.test/");
     let f = &h.snapshot().frame_tree.children[0];
-    assert_eq!((f.frame_id.as_str(), f.is_oopif, f.url.as_str()), ("C", true, "http://b.test/"));
+    assert_eq!(
+        (f.frame_id.as_str(), f.is_oopif, f.url.as_str()),
+        ("C", true, "http://b.test/")
+    );
 }
 
 #[test]
 fn fact3_swap_keeps_the_frame_detach_first() {
     let mut h = attached();
     h.frame_attached(PS, "C", PAGE);
-    h.event(PS, "Page.frameDetached", r#"{"frameId":"C","reason":"swap"}"#);
+    h.event(
+        PS,
+        "Page.frameDetached",
+        r#"{"frameId":"C","reason":"swap"}"#,
+    );
     assert_eq!(listed(&h), ["C"]);
     h.attach_oopif(PS, "S-C", "C", PAGE);
     let f = &h.snapshot().frame_tree.children[0];
@@ -135,16 +177,39 @@ fn fact4_remove_drops_the_subtree_and_its_sessions() {
     h.frame_attached("S-C", "C1", "C");
     h.attach_oopif("S-C", "S-C2", "C2", "C");
     h.event("S-C", "Target.attachedToTarget", r#"{"sessionId":"S-W","targetInfo":{"targetId":"W","type":"worker"},"waitingForDebugger":true}"#);
-    let cmd = h.sup.command(h.now, Some("C2"), "Runtime.evaluate", None, Duration::from_secs(5)).unwrap();
+    let cmd = h
+        .sup
+        .command(
+            h.now,
+            Some("C2"),
+            "Runtime.evaluate",
+            None,
+            Duration::from_secs(5),
+        )
+        .unwrap();
     h.drain();
-    assert_eq!(h.last_sent("Runtime.evaluate").session_id.as_deref(), Some("S-C2"));
+    assert_eq!(
+        h.last_sent("Runtime.evaluate").session_id.as_deref(),
+        Some("S-C2")
+    );
     h.frame_attached(PS, "D", PAGE);
     h.event(PS, "Page.frameSubtreeWillBeDetached", r#"{"frameId":"C"}"#);
-    h.event(PS, "Page.frameDetached", r#"{"frameId":"C","reason":"remove"}"#);
+    h.event(
+        PS,
+        "Page.frameDetached",
+        r#"{"frameId":"C","reason":"remove"}"#,
+    );
     assert_eq!(listed(&h), ["D"]);
-    assert!(matches!(finished(&h, cmd).as_slice(), [Err(CommandError::SessionGone { .. })]));
+    assert!(matches!(
+        finished(&h, cmd).as_slice(),
+        [Err(CommandError::SessionGone { .. })]
+    ));
     // The detach events that follow are for sessions already dropped: harmless.
-    h.event("S-C", "Target.detachedFromTarget", r#"{"sessionId":"S-W","targetId":"W"}"#.replace("S-C", "S-C").as_str());
+    h.event(
+        "S-C",
+        "Target.detachedFromTarget",
+        r#"{"sessionId":"S-W","targetId":"W"}"#,
+    );
     assert!(h.recv_any(&format!(r#"{{"method":"Target.detachedFromTarget","params":{{"sessionId":"S-C"}},"sessionId":"{PS}"}}"#)).is_ok());
     assert_eq!(h.sup.table_sizes().sessions, 1);
 }
@@ -156,11 +221,30 @@ fn fact5_navigation_drops_old_descendants_and_silent_nested_sessions() {
     h.attach_oopif(PS, "S-C", "C", PAGE);
     h.attach_oopif("S-C", "S-N", "N", "C");
     h.frame_attached(PS, "Same", PAGE);
-    let cmd = h.sup.command(h.now, Some("N"), "Runtime.evaluate", None, Duration::from_secs(5)).unwrap();
+    let cmd = h
+        .sup
+        .command(
+            h.now,
+            Some("N"),
+            "Runtime.evaluate",
+            None,
+            Duration::from_secs(5),
+        )
+        .unwrap();
     h.drain();
     // Chromium: detach of the first-level OOPIF only, then the top navigates.
-    h.event(PS, "Target.detachedFromTarget", r#"{"sessionId":"S-C","targetId":"C"}"#);
-    assert!(matches!(finished(&h, cmd).as_slice(), [Err(CommandError::SessionGone { .. })]), "nested session vanished too");
+    h.event(
+        PS,
+        "Target.detachedFromTarget",
+        r#"{"sessionId":"S-C","targetId":"C"}"#,
+    );
+    assert!(
+        matches!(
+            finished(&h, cmd).as_slice(),
+            [Err(CommandError::SessionGone { .. })]
+        ),
+        "nested session vanished too"
+    );
     h.frame_navigated(PS, PAGE, None, "http://a.test/next");
     assert!(listed(&h).is_empty());
     assert_eq!(h.sup.table_sizes().sessions, 1);
@@ -181,7 +265,11 @@ fn navigation_of_a_subframe_drops_only_its_descendants() {
 fn same_document_navigation_keeps_children_and_updates_url() {
     let mut h = attached();
     h.frame_attached(PS, "A", PAGE);
-    h.event(PS, "Page.navigatedWithinDocument", &format!(r#"{{"frameId":"{PAGE}","url":"http://a.test/#x"}}"#));
+    h.event(
+        PS,
+        "Page.navigatedWithinDocument",
+        &format!(r#"{{"frameId":"{PAGE}","url":"http://a.test/#x"}}"#),
+    );
     let s = h.snapshot();
     assert_eq!(s.frame_tree.top.unwrap().url, "http://a.test/#x");
     assert_eq!(s.frame_tree.children.len(), 1);
@@ -193,14 +281,36 @@ fn oopif_back_in_process_stays_owned_by_parent_session() {
     h.frame_attached(PS, "C", PAGE);
     h.attach_oopif(PS, "S-C", "C", PAGE);
     h.frame_attached("S-C", "C1", "C");
-    h.event(PS, "Target.detachedFromTarget", r#"{"sessionId":"S-C","targetId":"C"}"#);
+    h.event(
+        PS,
+        "Target.detachedFromTarget",
+        r#"{"sessionId":"S-C","targetId":"C"}"#,
+    );
     let s = h.snapshot();
-    assert_eq!(s.frame_tree.children.len(), 1, "its old document's frames went");
+    assert_eq!(
+        s.frame_tree.children.len(),
+        1,
+        "its old document's frames went"
+    );
     let c = &s.frame_tree.children[0];
-    assert_eq!((c.frame_id.as_str(), c.is_oopif, c.session_id.as_deref()), ("C", false, None));
-    h.sup.command(h.now, Some("C"), "DOM.getDocument", None, Duration::from_secs(1)).unwrap();
+    assert_eq!(
+        (c.frame_id.as_str(), c.is_oopif, c.session_id.as_deref()),
+        ("C", false, None)
+    );
+    h.sup
+        .command(
+            h.now,
+            Some("C"),
+            "DOM.getDocument",
+            None,
+            Duration::from_secs(1),
+        )
+        .unwrap();
     h.drain();
-    assert_eq!(h.last_sent("DOM.getDocument").session_id.as_deref(), Some(PS));
+    assert_eq!(
+        h.last_sent("DOM.getDocument").session_id.as_deref(),
+        Some(PS)
+    );
 }
 
 #[test]
@@ -212,23 +322,48 @@ fn routing_follows_spec_6_7() {
     h.frame_attached("S-C", "Inner", "C");
     let t = Duration::from_secs(1);
     for (frame, session) in [(None, PS), (Some(PAGE), PS), (Some("C"), "S-C")] {
-        h.sup.command(h.now, frame, "Runtime.evaluate", None, t).unwrap();
+        h.sup
+            .command(h.now, frame, "Runtime.evaluate", None, t)
+            .unwrap();
         h.drain();
-        assert_eq!(h.last_sent("Runtime.evaluate").session_id.as_deref(), Some(session));
+        assert_eq!(
+            h.last_sent("Runtime.evaluate").session_id.as_deref(),
+            Some(session)
+        );
     }
     // Non-script methods on in-process frames go to the session that owns them.
-    h.sup.command(h.now, Some("Inner"), "DOM.getDocument", None, t).unwrap();
+    h.sup
+        .command(h.now, Some("Inner"), "DOM.getDocument", None, t)
+        .unwrap();
     h.drain();
-    assert_eq!(h.last_sent("DOM.getDocument").session_id.as_deref(), Some("S-C"));
-    let err = h.sup.command(h.now, Some("Same"), "Runtime.evaluate", None, t).unwrap_err();
+    assert_eq!(
+        h.last_sent("DOM.getDocument").session_id.as_deref(),
+        Some("S-C")
+    );
+    let err = h
+        .sup
+        .command(h.now, Some("Same"), "Runtime.evaluate", None, t)
+        .unwrap_err();
     assert!(matches!(&err, CommandError::NotAnOopif { frame_id, .. } if frame_id == "Same"));
-    assert!(err.to_string().contains("contentWindow"), "says how to reach it: {err}");
-    let err = h.sup.command(h.now, Some("Inner"), "Runtime.evaluate", None, t).unwrap_err();
+    assert!(
+        err.to_string().contains("contentWindow"),
+        "says how to reach it: {err}"
+    );
+    let err = h
+        .sup
+        .command(h.now, Some("Inner"), "Runtime.evaluate", None, t)
+        .unwrap_err();
     assert!(matches!(&err, CommandError::NotAnOopif { session_id, .. } if session_id == "S-C"));
-    let err = h.sup.command(h.now, Some("nope"), "Runtime.evaluate", None, t).unwrap_err();
+    let err = h
+        .sup
+        .command(h.now, Some("nope"), "Runtime.evaluate", None, t)
+        .unwrap_err();
     assert!(err.to_string().contains("nope"));
     let params = RawValue::from_string("[1]".into()).unwrap();
-    assert!(matches!(h.sup.command(h.now, None, "X.y", Some(&params), t), Err(CommandError::ParamsNotObject { .. })));
+    assert!(matches!(
+        h.sup.command(h.now, None, "X.y", Some(&params), t),
+        Err(CommandError::ParamsNotObject { .. })
+    ));
 }
 
 #[test]
@@ -244,16 +379,27 @@ fn every_command_ends_in_exactly_one_outcome() {
     h.reply_error(cdp_err.0, -32601, "'A.err' wasn't found");
     h.advance(3.0);
     assert_eq!(finished(&h, ok), [Ok(r#"{"value":1}"#.to_owned())]);
-    assert!(matches!(finished(&h, cdp_err).as_slice(), [Err(CommandError::Cdp { code: -32601, .. })]));
-    assert!(matches!(finished(&h, timeout).as_slice(), [Err(CommandError::Timeout { .. })]));
+    assert!(matches!(
+        finished(&h, cdp_err).as_slice(),
+        [Err(CommandError::Cdp { code: -32601, .. })]
+    ));
+    assert!(matches!(
+        finished(&h, timeout).as_slice(),
+        [Err(CommandError::Timeout { .. })]
+    ));
     // A late reply to a timed-out command is refused, not delivered twice.
-    assert!(h.recv_any(&format!(r#"{{"id":{},"result":{{}}}}"#, timeout.0)).is_err());
+    assert!(h
+        .recv_any(&format!(r#"{{"id":{},"result":{{}}}}"#, timeout.0))
+        .is_err());
     assert_eq!(finished(&h, timeout).len(), 1);
     let gone = h.sup.command(h.now, None, "A.x", None, t).unwrap();
     h.drain();
     h.sup.handle_disconnected(h.now);
     h.drain();
-    assert!(matches!(finished(&h, gone).as_slice(), [Err(CommandError::Disconnected { .. })]));
+    assert!(matches!(
+        finished(&h, gone).as_slice(),
+        [Err(CommandError::Disconnected { .. })]
+    ));
 }
 
 #[test]
@@ -286,15 +432,47 @@ fn fact13_and_18_crash_fails_commands_on_that_session() {
     let mut h = attached();
     h.frame_attached(PS, "C", PAGE);
     h.attach_oopif(PS, "S-C", "C", PAGE);
-    let on_child = h.sup.command(h.now, Some("C"), "Runtime.evaluate", None, Duration::from_secs(9)).unwrap();
-    let on_page = h.sup.command(h.now, None, "Runtime.evaluate", None, Duration::from_secs(9)).unwrap();
+    let on_child = h
+        .sup
+        .command(
+            h.now,
+            Some("C"),
+            "Runtime.evaluate",
+            None,
+            Duration::from_secs(9),
+        )
+        .unwrap();
+    let on_page = h
+        .sup
+        .command(
+            h.now,
+            None,
+            "Runtime.evaluate",
+            None,
+            Duration::from_secs(9),
+        )
+        .unwrap();
     h.drain();
     h.event("S-C", "Inspector.targetCrashed", "{}");
-    assert!(matches!(finished(&h, on_child).as_slice(), [Err(CommandError::SessionGone { reason, .. })] if reason == "crashed"));
+    assert!(
+        matches!(finished(&h, on_child).as_slice(), [Err(CommandError::SessionGone { reason, .. })] if reason == "crashed")
+    );
     assert!(finished(&h, on_page).is_empty());
-    assert!(h.sup.command(h.now, Some("C"), "Runtime.evaluate", None, Duration::from_secs(1)).is_err());
+    assert!(h
+        .sup
+        .command(
+            h.now,
+            Some("C"),
+            "Runtime.evaluate",
+            None,
+            Duration::from_secs(1)
+        )
+        .is_err());
     h.event(PS, "Inspector.targetCrashed", "{}");
-    assert!(matches!(finished(&h, on_page).as_slice(), [Err(CommandError::SessionGone { .. })]));
+    assert!(matches!(
+        finished(&h, on_page).as_slice(),
+        [Err(CommandError::SessionGone { .. })]
+    ));
     assert_eq!(h.snapshot().page.unwrap().state, PageState::Crashed);
 }
 
@@ -326,9 +504,16 @@ fn truncation_35_frames_lists_30() {
     let tree = h.snapshot().frame_tree;
     assert_eq!(tree.children.len(), 30);
     assert!(tree.truncated);
-    assert_eq!(tree.children[29].frame_id, "F29", "in the order they became known");
+    assert_eq!(
+        tree.children[29].frame_id, "F29",
+        "in the order they became known"
+    );
     // Diffs describe all 35.
-    let added = h.events.iter().filter(|e| matches!(e, Event::Diff(Diff::FrameAdded { .. }))).count();
+    let added = h
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Diff(Diff::FrameAdded { .. })))
+        .count();
     assert_eq!(added, 36);
 }
 
@@ -374,19 +559,28 @@ fn truncation_counts_orphans() {
 
 #[test]
 fn frame_cap_evicts_the_oldest_with_its_subtree() {
-    let mut h = Harness::attached(Config { max_frames: 4, ..Config::default() });
+    let mut h = Harness::attached(Config {
+        max_frames: 4,
+        ..Config::default()
+    });
     h.frame_attached(PS, "A", PAGE);
     h.frame_attached(PS, "A1", "A");
     h.frame_attached(PS, "B", PAGE);
     h.frame_attached(PS, "C", PAGE);
     assert_eq!(h.sup.table_sizes().frames, 3, "A and A1 evicted for C");
     assert_eq!(listed(&h), ["B", "C"]);
-    assert!(h.snapshot().frame_tree.top.is_some(), "the top is never evicted");
+    assert!(
+        h.snapshot().frame_tree.top.is_some(),
+        "the top is never evicted"
+    );
 }
 
 #[test]
 fn session_cap_resumes_and_detaches_the_extra_child() {
-    let mut h = Harness::attached(Config { max_sessions: 2, ..Config::default() });
+    let mut h = Harness::attached(Config {
+        max_sessions: 2,
+        ..Config::default()
+    });
     h.attach_oopif(PS, "S1", "D1", PAGE);
     h.attach_oopif(PS, "S2", "D2", PAGE);
     assert_eq!(h.sup.table_sizes().sessions, 2);
@@ -401,18 +595,36 @@ fn console_errors_carry_their_frame_and_are_bounded() {
     h.frame_attached(PS, "Same", PAGE);
     h.event(PS, "Runtime.executionContextCreated", r#"{"context":{"id":7,"origin":"","name":"","auxData":{"isDefault":true,"frameId":"Same"}}}"#);
     h.event(PS, "Runtime.consoleAPICalled", r#"{"type":"error","args":[{"type":"string","value":"bad"},{"type":"number","value":2,"description":"2"}],"executionContextId":7}"#);
-    h.event(PS, "Runtime.consoleAPICalled", r#"{"type":"log","args":[{"type":"string","value":"fine"}],"executionContextId":7}"#);
+    h.event(
+        PS,
+        "Runtime.consoleAPICalled",
+        r#"{"type":"log","args":[{"type":"string","value":"fine"}],"executionContextId":7}"#,
+    );
     h.event("S-C", "Runtime.exceptionThrown", r#"{"exceptionDetails":{"text":"Uncaught","exception":{"type":"object","description":"Error: boom"},"executionContextId":1}}"#);
-    h.event(PS, "Runtime.consoleAPICalled", r#"{"type":"assert","args":[{"type":"string","value":"Assertion failed"}]}"#);
+    h.event(
+        PS,
+        "Runtime.consoleAPICalled",
+        r#"{"type":"assert","args":[{"type":"string","value":"Assertion failed"}]}"#,
+    );
     let errors = h.snapshot().console_errors;
-    let got: Vec<(&str, &str, Option<&str>)> =
-        errors.iter().map(|c| (c.level.as_str(), c.text.as_str(), c.frame_id.as_deref())).collect();
+    let got: Vec<(&str, &str, Option<&str>)> = errors
+        .iter()
+        .map(|c| (c.level.as_str(), c.text.as_str(), c.frame_id.as_deref()))
+        .collect();
     assert_eq!(
         got,
-        [("error", "bad 2", Some("Same")), ("exception", "Error: boom", Some("C")), ("assert", "Assertion failed", Some(PAGE))]
+        [
+            ("error", "bad 2", Some("Same")),
+            ("exception", "Error: boom", Some("C")),
+            ("assert", "Assertion failed", Some(PAGE))
+        ]
     );
     for i in 0..120 {
-        h.event(PS, "Runtime.consoleAPICalled", &format!(r#"{{"type":"error","args":[{{"type":"string","value":"e{i}"}}]}}"#));
+        h.event(
+            PS,
+            "Runtime.consoleAPICalled",
+            &format!(r#"{{"type":"error","args":[{{"type":"string","value":"e{i}"}}]}}"#),
+        );
     }
     let errors = h.snapshot().console_errors;
     assert_eq!(errors.len(), 50);
@@ -426,7 +638,15 @@ fn same_inputs_give_the_same_outputs() {
         h.attach_oopif(PS, "S-C", "C", PAGE);
         h.frame_attached(PS, "A", PAGE);
         h.dialog_opening("C", "alert", "x");
-        h.sup.command(h.now, Some("C"), "Runtime.evaluate", None, Duration::from_secs(1)).unwrap();
+        h.sup
+            .command(
+                h.now,
+                Some("C"),
+                "Runtime.evaluate",
+                None,
+                Duration::from_secs(1),
+            )
+            .unwrap();
         h.advance(5.0);
         let sent: Vec<String> = h.sent.iter().map(|c| c.json.clone()).collect();
         (sent, format!("{:?}", h.events))

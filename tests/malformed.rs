@@ -18,9 +18,23 @@ fn loaded() -> Harness {
 fn truncated_and_non_json_are_malformed() {
     let mut h = loaded();
     let before = h.snapshot();
-    for text in ["", "{", "{\"id\":1", "nul", "[]", "42", "\"str\"", "{\"method\":", "\u{0}", "{\"id\":1}}"] {
+    for text in [
+        "",
+        "{",
+        "{\"id\":1",
+        "nul",
+        "[]",
+        "42",
+        "\"str\"",
+        "{\"method\":",
+        "\u{0}",
+        "{\"id\":1}}",
+    ] {
         let r = h.recv_any(text);
-        assert!(matches!(r, Err(InputError::Malformed { .. })), "{text:?} gave {r:?}");
+        assert!(
+            matches!(r, Err(InputError::Malformed { .. })),
+            "{text:?} gave {r:?}"
+        );
     }
     assert_eq!(h.snapshot(), before);
 }
@@ -54,17 +68,28 @@ fn wrong_types_are_refused() {
 fn unknown_ids_and_sessions_are_refused() {
     let mut h = loaded();
     let before = h.snapshot();
-    assert_eq!(h.recv_any(r#"{"id":999999,"result":{}}"#), Err(InputError::UnknownReply { id: 999999 }));
-    assert_eq!(h.recv_any(r#"{"id":18446744073709551615,"result":{}}"#), Err(InputError::UnknownReply { id: u64::MAX }));
+    assert_eq!(
+        h.recv_any(r#"{"id":999999,"result":{}}"#),
+        Err(InputError::UnknownReply { id: 999999 })
+    );
+    assert_eq!(
+        h.recv_any(r#"{"id":18446744073709551615,"result":{}}"#),
+        Err(InputError::UnknownReply { id: u64::MAX })
+    );
     assert!(matches!(
         h.recv_any(r#"{"method":"Page.frameAttached","sessionId":"GHOST","params":{"frameId":"Z","parentFrameId":"C"}}"#),
         Err(InputError::UnknownSession { .. })
     ));
     assert!(matches!(
-        h.recv_any(r#"{"method":"Page.frameAttached","params":{"frameId":"Z","parentFrameId":"C"}}"#),
+        h.recv_any(
+            r#"{"method":"Page.frameAttached","params":{"frameId":"Z","parentFrameId":"C"}}"#
+        ),
         Err(InputError::UnknownSession { .. })
     ));
-    assert_eq!(h.recv_any(r#"{"sessionId":"S-PAGE"}"#), Err(InputError::NeitherIdNorMethod));
+    assert_eq!(
+        h.recv_any(r#"{"sessionId":"S-PAGE"}"#),
+        Err(InputError::NeitherIdNorMethod)
+    );
     // Unknown frames in events: harmless.
     h.recv(r#"{"method":"Page.frameDetached","sessionId":"S-PAGE","params":{"frameId":"nope","reason":"remove"}}"#);
     h.recv(r#"{"method":"Page.navigatedWithinDocument","sessionId":"S-PAGE","params":{"frameId":"nope","url":"x"}}"#);
@@ -101,7 +126,11 @@ fn hostile_frame_cycles_do_not_loop() {
     h.frame_attached(PS, "Y", "X");
     h.frame_attached(PS, "Z", "Z");
     h.frame_navigated(PS, "X", Some("Y"), "http://x/");
-    h.event(PS, "Page.frameDetached", r#"{"frameId":"Y","reason":"remove"}"#);
+    h.event(
+        PS,
+        "Page.frameDetached",
+        r#"{"frameId":"Y","reason":"remove"}"#,
+    );
     let s = h.snapshot();
     assert!(s.frame_tree.truncated);
 }
@@ -110,7 +139,12 @@ fn hostile_frame_cycles_do_not_loop() {
 fn escaped_strings_and_weird_times_are_fine() {
     let mut h = loaded();
     h.recv(r#"{"method":"Page.frameAttached","sessionId":"S-\u0050AGE","params":{"frameId":"\u00e9\"q","parentFrameId":"C"}}"#);
-    assert!(h.snapshot().frame_tree.children.iter().any(|f| f.frame_id == "é\"q"));
+    assert!(h
+        .snapshot()
+        .frame_tree
+        .children
+        .iter()
+        .any(|f| f.frame_id == "é\"q"));
     h.sup.handle_timeout(f64::NAN);
     h.sup.handle_timeout(-1.0);
     h.sup.handle_timeout(f64::INFINITY);

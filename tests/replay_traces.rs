@@ -18,7 +18,11 @@ fn page_states(run: &ReplayRun) -> Vec<PageState> {
 }
 
 fn assert_clean(run: &ReplayRun) {
-    assert!(run.stats.input_errors.is_empty(), "input errors: {:?}", run.stats.input_errors);
+    assert!(
+        run.stats.input_errors.is_empty(),
+        "input errors: {:?}",
+        run.stats.input_errors
+    );
     assert!(run.stats.fed > 0);
 }
 
@@ -33,23 +37,49 @@ fn srcdoc_and_nested_oopif_tree_and_dialog_frames() {
     let ids: Vec<&str> = tree.children.iter().map(|f| f.frame_id.as_str()).collect();
     assert_eq!(
         ids,
-        ["66E4F39819240C6257CB17FB603439D3", "CCFD90B01B8CAD8EC707A40648A349EF", "935DF792B45E13F5E40C0AA5B34C4224"]
+        [
+            "66E4F39819240C6257CB17FB603439D3",
+            "CCFD90B01B8CAD8EC707A40648A349EF",
+            "935DF792B45E13F5E40C0AA5B34C4224"
+        ]
     );
     let srcdoc = &tree.children[0];
-    assert_eq!((srcdoc.url.as_str(), srcdoc.is_oopif, srcdoc.session_id.as_deref()), ("about:srcdoc", false, None));
+    assert_eq!(
+        (
+            srcdoc.url.as_str(),
+            srcdoc.is_oopif,
+            srcdoc.session_id.as_deref()
+        ),
+        ("about:srcdoc", false, None)
+    );
     let child = &tree.children[1];
     assert!(child.is_oopif);
     assert_eq!(child.url, "http://localhost:19102/child.html");
-    assert_eq!(child.session_id.as_deref(), Some("77DBAAA173BFB7C1BF4F32848870E286"));
+    assert_eq!(
+        child.session_id.as_deref(),
+        Some("77DBAAA173BFB7C1BF4F32848870E286")
+    );
     let leaf = &tree.children[2];
     assert!(leaf.is_oopif);
-    assert_eq!(leaf.parent_frame_id.as_deref(), Some(child.frame_id.as_str()));
-    assert_eq!(leaf.session_id.as_deref(), Some("D79C5D7A6366B5EA40C8F430DDC33015"));
+    assert_eq!(
+        leaf.parent_frame_id.as_deref(),
+        Some(child.frame_id.as_str())
+    );
+    assert_eq!(
+        leaf.session_id.as_deref(),
+        Some("D79C5D7A6366B5EA40C8F430DDC33015")
+    );
     // Fact 6: every dialog arrives on the page session, naming its own frame.
     let recent = &run.snapshot.recent_dialogs;
     assert_eq!(recent.len(), 2);
-    assert_eq!((recent[0].kind.as_str(), recent[0].frame_id.as_str()), ("alert", top.frame_id.as_str()));
-    assert_eq!((recent[1].kind.as_str(), recent[1].frame_id.as_str()), ("prompt", srcdoc.frame_id.as_str()));
+    assert_eq!(
+        (recent[0].kind.as_str(), recent[0].frame_id.as_str()),
+        ("alert", top.frame_id.as_str())
+    );
+    assert_eq!(
+        (recent[1].kind.as_str(), recent[1].frame_id.as_str()),
+        ("prompt", srcdoc.frame_id.as_str())
+    );
     // Nobody answered through the supervisor: closed by someone else.
     assert!(recent.iter().all(|d| d.closed_by == ClosedBy::Remote));
     assert_eq!(recent[1].user_input.as_deref(), Some("hello"));
@@ -63,7 +93,10 @@ fn srcdoc_trace_answered_by_agent_close_before_reply() {
     let mut answered = Vec::new();
     let run = replay_trace("srcdoc-and-nested-oopif-dialogs", |sup, t, _| {
         if sup.has_pending_dialogs() && answered.is_empty() {
-            answered.push(sup.respond_dialog(t, DialogAction::Accept, None, None).unwrap());
+            answered.push(
+                sup.respond_dialog(t, DialogAction::Accept, None, None)
+                    .unwrap(),
+            );
         }
     });
     assert_clean(&run);
@@ -82,18 +115,39 @@ fn oopif_navigation_drops_vanished_nested_session_and_dialogs_are_remote() {
     let run = replay_trace("oopif-dialogs-navigation-beforeunload", |_, _, _| {});
     assert_clean(&run);
     let tree = &run.snapshot.frame_tree;
-    assert_eq!(tree.top.as_ref().unwrap().url, "http://127.0.0.1:19111/leaf.html");
-    assert!(tree.children.is_empty(), "fact 5: old subframes dropped: {:?}", tree.children);
+    assert_eq!(
+        tree.top.as_ref().unwrap().url,
+        "http://127.0.0.1:19111/leaf.html"
+    );
+    assert!(
+        tree.children.is_empty(),
+        "fact 5: old subframes dropped: {:?}",
+        tree.children
+    );
     assert!(!tree.truncated);
     let recent = &run.snapshot.recent_dialogs;
-    let got: Vec<(&str, &str, ClosedBy)> =
-        recent.iter().map(|d| (d.kind.as_str(), d.frame_id.as_str(), d.closed_by)).collect();
+    let got: Vec<(&str, &str, ClosedBy)> = recent
+        .iter()
+        .map(|d| (d.kind.as_str(), d.frame_id.as_str(), d.closed_by))
+        .collect();
     assert_eq!(
         got,
         [
-            ("confirm", "0D686F453CB1E37CA9DBD4DF87ACA8DE", ClosedBy::Remote),
-            ("alert", "DEA0F893ECB08EB068522B8FC709D8E1", ClosedBy::Remote),
-            ("beforeunload", "C849885F5982E02F0F889368F7396EEC", ClosedBy::Remote),
+            (
+                "confirm",
+                "0D686F453CB1E37CA9DBD4DF87ACA8DE",
+                ClosedBy::Remote
+            ),
+            (
+                "alert",
+                "DEA0F893ECB08EB068522B8FC709D8E1",
+                ClosedBy::Remote
+            ),
+            (
+                "beforeunload",
+                "C849885F5982E02F0F889368F7396EEC",
+                ClosedBy::Remote
+            ),
         ]
     );
     // Fact 8: the confirm was closed (result false) when the nested alert replaced it.
@@ -107,18 +161,35 @@ fn two_dialogs_wedge_is_reported_blocked_then_released_by_navigation() {
     let run = replay_trace("two-dialogs-wedge-then-navigate", |sup, t, _| {
         // Answer once the second dialog replaced the first (fact 15 set-up).
         if answer.is_none() && sup.snapshot().recent_dialogs.len() == 1 {
-            answer = Some(sup.respond_dialog(t, DialogAction::Accept, None, Some("d-2")).unwrap());
+            answer = Some(
+                sup.respond_dialog(t, DialogAction::Accept, None, Some("d-2"))
+                    .unwrap(),
+            );
         }
     });
     assert_clean(&run);
     let wedged = run.events.iter().find_map(|(t, e)| match e {
-        Event::DialogAnswered { id, outcome: Err(err) } if Some(*id) == answer => Some((*t, err.clone())),
+        Event::DialogAnswered {
+            id,
+            outcome: Err(err),
+        } if Some(*id) == answer => Some((*t, err.clone())),
         _ => None,
     });
     let (t, err) = wedged.expect("the answer failed");
     assert_eq!(t, 2.9105);
-    assert!(matches!(err, cdp_supervisor::DialogError::Wedged { ref dialog_id } if dialog_id == "d-2"), "{err}");
-    assert_eq!(page_states(&run), [PageState::Attaching, PageState::Live, PageState::Blocked, PageState::Live]);
+    assert!(
+        matches!(err, cdp_supervisor::DialogError::Wedged { ref dialog_id } if dialog_id == "d-2"),
+        "{err}"
+    );
+    assert_eq!(
+        page_states(&run),
+        [
+            PageState::Attaching,
+            PageState::Live,
+            PageState::Blocked,
+            PageState::Live
+        ]
+    );
     let blocked_reason = run.diffs().find_map(|d| match d {
         Diff::Page { page: Some(p) } if p.state == PageState::Blocked => p.reason.clone(),
         _ => None,
@@ -127,8 +198,15 @@ fn two_dialogs_wedge_is_reported_blocked_then_released_by_navigation() {
     let recent = &run.snapshot.recent_dialogs;
     assert_eq!(recent[0].closed_by, ClosedBy::Remote);
     assert_eq!(recent[1].id, "d-2");
-    assert_eq!(recent[1].closed_by, ClosedBy::Remote, "released by the navigation, not by the failed answer");
-    assert_eq!(run.snapshot.frame_tree.top.as_ref().unwrap().url, "http://127.0.0.1:19611/after.html");
+    assert_eq!(
+        recent[1].closed_by,
+        ClosedBy::Remote,
+        "released by the navigation, not by the failed answer"
+    );
+    assert_eq!(
+        run.snapshot.frame_tree.top.as_ref().unwrap().url,
+        "http://127.0.0.1:19611/after.html"
+    );
     assert!(run.snapshot.frame_tree.children.is_empty());
 }
 
@@ -148,14 +226,21 @@ fn orphaned_dialog_blocks_the_page_after_reconnect_until_navigation() {
             PageState::Crashed
         ]
     );
-    let live_again = run.events.iter().filter_map(|(t, e)| match e {
+    let mut live_again = run.events.iter().filter_map(|(t, e)| match e {
         Event::Diff(Diff::Page { page: Some(p) }) if p.state == PageState::Live => Some(*t),
         _ => None,
     });
-    assert_eq!(live_again.last(), Some(6.221), "live once Page.enable finally answers");
+    assert_eq!(
+        live_again.next_back(),
+        Some(6.221),
+        "live once Page.enable finally answers"
+    );
     // The dialog open at disconnect is closed "remote" (SPEC §6.8).
     let d = &run.snapshot.recent_dialogs[0];
-    assert_eq!((d.message.as_str(), d.closed_by, d.closed_at), ("ORPHANED", ClosedBy::Remote, 1.0756));
+    assert_eq!(
+        (d.message.as_str(), d.closed_by, d.closed_at),
+        ("ORPHANED", ClosedBy::Remote, 1.0756)
+    );
 }
 
 #[test]
@@ -172,17 +257,27 @@ fn frame_removal_takes_oopif_and_worker_and_crash_is_reported() {
         .collect();
     assert!(removed.contains(&"69284864558F86BD006C11F31D44E499"));
     assert!(removed.contains(&"15C3C4FF74E68924EE5EB9D13D57B744"));
-    assert_eq!(run.snapshot.page.as_ref().unwrap().state, PageState::Crashed);
+    assert_eq!(
+        run.snapshot.page.as_ref().unwrap().state,
+        PageState::Crashed
+    );
 }
 
 #[test]
 fn heavy_ad_page_replays_cleanly_with_bounded_console() {
     let run = replay_trace("heavy-ad-page", |_, _, _| {});
     assert_clean(&run);
-    assert_eq!(run.snapshot.console_errors.len(), cdp_supervisor::snapshot::MAX_CONSOLE_ERRORS);
+    assert_eq!(
+        run.snapshot.console_errors.len(),
+        cdp_supervisor::snapshot::MAX_CONSOLE_ERRORS
+    );
     let tree = &run.snapshot.frame_tree;
     assert!(tree.children.len() <= 30);
     assert!(run.snapshot.recent_dialogs.len() <= 20);
     // Every console error names the frame it came from.
-    assert!(run.snapshot.console_errors.iter().all(|c| c.frame_id.is_some()));
+    assert!(run
+        .snapshot
+        .console_errors
+        .iter()
+        .all(|c| c.frame_id.is_some()));
 }

@@ -29,7 +29,10 @@ impl ReplayRun {
 
 /// Replays a trace with the default config; `act` runs after each step with the time of
 /// the entry just applied, so a test can call the supervisor between steps.
-pub fn replay_trace(name: &str, act: impl FnMut(&mut Supervisor, f64, &[(f64, Event)])) -> ReplayRun {
+pub fn replay_trace(
+    name: &str,
+    act: impl FnMut(&mut Supervisor, f64, &[(f64, Event)]),
+) -> ReplayRun {
     replay_trace_with(name, Config::default(), act)
 }
 
@@ -65,7 +68,11 @@ pub fn replay_trace_with(
         }
     }
     let snapshot = sup.snapshot();
-    assert_eq!(mirror.snapshot(), snapshot, "folding the diffs gives the snapshot");
+    assert_eq!(
+        mirror.snapshot(),
+        snapshot,
+        "folding the diffs gives the snapshot"
+    );
     ReplayRun {
         stats: replayer.stats().clone(),
         snapshot,
@@ -109,9 +116,14 @@ impl Harness {
         ));
         let attach = h.last_sent("Target.attachToTarget");
         assert!(attach.json.contains(PAGE));
-        h.recv(&format!(r#"{{"id":{},"result":{{"sessionId":"{PS}"}}}}"#, attach.id));
+        h.recv(&format!(
+            r#"{{"id":{},"result":{{"sessionId":"{PS}"}}}}"#,
+            attach.id
+        ));
         let enable = h.last_sent("Page.enable").id;
-        h.recv(&format!(r#"{{"id":{enable},"result":{{}},"sessionId":"{PS}"}}"#));
+        h.recv(&format!(
+            r#"{{"id":{enable},"result":{{}},"sessionId":"{PS}"}}"#
+        ));
         h.event(PS, "Page.frameNavigated", &format!(
             r#"{{"frame":{{"id":"{PAGE}","url":"http://a.test/","securityOrigin":"http://a.test"}},"type":"Navigation"}}"#
         ));
@@ -144,7 +156,9 @@ impl Harness {
     }
 
     pub fn event(&mut self, session: &str, method: &str, params: &str) {
-        self.recv(&format!(r#"{{"method":"{method}","params":{params},"sessionId":"{session}"}}"#));
+        self.recv(&format!(
+            r#"{{"method":"{method}","params":{params},"sessionId":"{session}"}}"#
+        ));
     }
 
     pub fn reply(&mut self, id: u64, result: &str) {
@@ -152,7 +166,9 @@ impl Harness {
     }
 
     pub fn reply_error(&mut self, id: u64, code: i64, message: &str) {
-        self.recv(&format!(r#"{{"id":{id},"error":{{"code":{code},"message":"{message}"}}}}"#));
+        self.recv(&format!(
+            r#"{{"id":{id},"error":{{"code":{code},"message":"{message}"}}}}"#
+        ));
     }
 
     /// Advances simulated time and fires what is due.
@@ -176,7 +192,12 @@ impl Harness {
             .iter()
             .rev()
             .find(|c| c.method == method)
-            .unwrap_or_else(|| panic!("{method} was never sent; sent: {:?}", self.sent.iter().map(|c| &c.method).collect::<Vec<_>>()))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{method} was never sent; sent: {:?}",
+                    self.sent.iter().map(|c| &c.method).collect::<Vec<_>>()
+                )
+            })
     }
 
     pub fn sent_on(&self, session: &str) -> Vec<&str> {
@@ -193,24 +214,40 @@ impl Harness {
 
     pub fn snapshot(&self) -> Snapshot {
         let s = self.sup.snapshot();
-        assert_eq!(self.mirror.snapshot(), s, "folding the diffs gives the snapshot");
+        assert_eq!(
+            self.mirror.snapshot(),
+            s,
+            "folding the diffs gives the snapshot"
+        );
         s
     }
 
     /// Attaches an OOPIF child session `session` for frame `frame` under `parent_frame`,
     /// announced on `parent_session`.
-    pub fn attach_oopif(&mut self, parent_session: &str, session: &str, frame: &str, parent_frame: &str) {
+    pub fn attach_oopif(
+        &mut self,
+        parent_session: &str,
+        session: &str,
+        frame: &str,
+        parent_frame: &str,
+    ) {
         self.event(parent_session, "Target.attachedToTarget", &format!(
             r#"{{"sessionId":"{session}","targetInfo":{{"targetId":"{frame}","type":"iframe","url":"","parentFrameId":"{parent_frame}"}},"waitingForDebugger":true}}"#
         ));
     }
 
     pub fn frame_attached(&mut self, session: &str, frame: &str, parent: &str) {
-        self.event(session, "Page.frameAttached", &format!(r#"{{"frameId":"{frame}","parentFrameId":"{parent}"}}"#));
+        self.event(
+            session,
+            "Page.frameAttached",
+            &format!(r#"{{"frameId":"{frame}","parentFrameId":"{parent}"}}"#),
+        );
     }
 
     pub fn frame_navigated(&mut self, session: &str, frame: &str, parent: Option<&str>, url: &str) {
-        let parent = parent.map(|p| format!(r#","parentId":"{p}""#)).unwrap_or_default();
+        let parent = parent
+            .map(|p| format!(r#","parentId":"{p}""#))
+            .unwrap_or_default();
         self.event(session, "Page.frameNavigated", &format!(
             r#"{{"frame":{{"id":"{frame}"{parent},"url":"{url}","securityOrigin":"{url}"}},"type":"Navigation"}}"#
         ));
@@ -223,6 +260,10 @@ impl Harness {
     }
 
     pub fn dialog_closed(&mut self, frame: &str, result: bool) {
-        self.event(PS, "Page.javascriptDialogClosed", &format!(r#"{{"frameId":"{frame}","result":{result},"userInput":""}}"#));
+        self.event(
+            PS,
+            "Page.javascriptDialogClosed",
+            &format!(r#"{{"frameId":"{frame}","result":{result},"userInput":""}}"#),
+        );
     }
 }
