@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use cdp_supervisor::{
-    ClosedDialog, CommandError, Config, DialogAction, DialogError, DialogPolicy, Event,
-    Snapshot, Supervisor,
+    ClosedDialog, CommandError, Config, DialogAction, DialogError, DialogPolicy, Event, Snapshot,
+    Supervisor,
 };
 use serde_json::value::RawValue;
 
@@ -311,10 +311,13 @@ impl Driver {
                 params,
                 timeout,
                 mut updates,
-            } => match self
-                .sup
-                .command(now, frame_id.as_deref(), &method, params.as_deref(), timeout)
-            {
+            } => match self.sup.command(
+                now,
+                frame_id.as_deref(),
+                &method,
+                params.as_deref(),
+                timeout,
+            ) {
                 Ok(id) => {
                     self.commands.insert(id.0, updates);
                 }

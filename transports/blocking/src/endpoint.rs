@@ -38,7 +38,8 @@ pub fn resolve(endpoint: &str) -> Result<String, EndpointError> {
     }
     if endpoint.starts_with("wss://") || endpoint.starts_with("https://") {
         return Err(err(
-            "TLS endpoints are not supported; use ws:// or http:// (tunnel TLS locally if needed)".into(),
+            "TLS endpoints are not supported; use ws:// or http:// (tunnel TLS locally if needed)"
+                .into(),
         ));
     }
     let Some(rest) = endpoint.strip_prefix("http://") else {
@@ -48,8 +49,11 @@ pub fn resolve(endpoint: &str) -> Result<String, EndpointError> {
     };
     let authority = rest.split('/').next().unwrap_or("");
     let body = http_get(authority, "/json/version").map_err(err)?;
-    let json: serde_json::Value = serde_json::from_str(&body)
-        .map_err(|e| err(format!("/json/version is not JSON ({e}); is this a DevTools port?")))?;
+    let json: serde_json::Value = serde_json::from_str(&body).map_err(|e| {
+        err(format!(
+            "/json/version is not JSON ({e}); is this a DevTools port?"
+        ))
+    })?;
     match json.get("webSocketDebuggerUrl").and_then(|v| v.as_str()) {
         Some(url) => Ok(url.to_owned()),
         None => Err(err(
@@ -72,7 +76,10 @@ pub fn split_ws_url(url: &str) -> Option<(&str, &str)> {
 /// Opens a TCP connection to `authority` (`host:port`, port 80 when absent) with
 /// [`HTTP_TIMEOUT`] for connect, reads and writes.
 pub fn connect_tcp(authority: &str) -> Result<TcpStream, String> {
-    let with_port = if authority.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok()) {
+    let with_port = if authority
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+    {
         authority.to_owned()
     } else {
         format!("{authority}:80")

@@ -110,7 +110,8 @@ impl Browser {
     /// Launches `binary` with [`CHROMIUM_FLAGS`] and a fresh profile directory, and waits
     /// until it reports its DevTools port.
     pub fn launch_binary(binary: &Path) -> Result<Browser, LaunchError> {
-        let profile_dir = fresh_profile_dir().map_err(|(dir, error)| LaunchError::Profile { dir, error })?;
+        let profile_dir =
+            fresh_profile_dir().map_err(|(dir, error)| LaunchError::Profile { dir, error })?;
         let verbose = std::env::var_os("CDP_SUPERVISE_CHROME_LOG").is_some();
         let spawned = Command::new(binary)
             .args(CHROMIUM_FLAGS)
@@ -119,7 +120,11 @@ impl Browser {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             // Chromium is chatty on stderr; keep it only when asked.
-            .stderr(if verbose { Stdio::inherit() } else { Stdio::null() })
+            .stderr(if verbose {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            })
             // Its own process group, so that drop can end the helpers (zygote, renderers) too.
             .process_group(0)
             .spawn();

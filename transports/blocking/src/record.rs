@@ -83,7 +83,8 @@ mod tests {
         {
             let mut r = Recorder::create(&path).unwrap();
             r.connect().unwrap();
-            r.outgoing(r#"{"id":1,"method":"Target.getTargets","params":{}}"#).unwrap();
+            r.outgoing(r#"{"id":1,"method":"Target.getTargets","params":{}}"#)
+                .unwrap();
             r.incoming(r#"{"id":1,"result":{}}"#).unwrap();
             r.incoming("not json").unwrap();
             r.disconnect().unwrap();

@@ -1,0 +1,176 @@
+//! Helpers of the end-to-end tests: a real headless Chromium, the demo site on loopback,
+//! a recorded client per scenario.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cdp_supervisor::{FrameInfo, PageState, Snapshot};
+use cdp_supervisor_blocking::demo::DemoSite;
+use cdp_supervisor_blocking::launch::find_chromium;
+use cdp_supervisor_blocking::{Browser, Client, Options};
+use serde_json::{json, Value};
+
+/// Generous bound for waits on a loaded 2-core machine.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// A browser, or `None` (with a loud message) when none is installed; under `CI` a
+/// missing browser fails the test instead.
+pub fn browser_or_skip(test: &str) -> Option<Browser> {
+    if find_chromium().is_none() {
+        if std::env::var_os("CI").is_some() {
+            panic!("{test}: no Chromium found and CI is set: install chromium or set $CHROME");
+        }
+        eprintln!(
+            "\n!!!!! SKIPPED {test}: no Chromium found (set $CHROME or install chromium) !!!!!\n"
+        );
+        return None;
+    }
+    Some(Browser::launch().expect("launch Chromium"))
+}
+
+/// Where a scenario's trace is recorded.
+pub fn trace_path(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join("cdp-supervise-e2e-traces");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(format!("{test}.jsonl"))
+}
+
+/// Options recording to [`trace_path`].
+pub fn options(test: &str) -> Options {
+    Options {
+        record: Some(trace_path(test)),
+        ..Options::default()
+    }
+}
+
+/// One scenario's world.
+pub struct World {
+    // Field order = drop order: client first, then the site and the browser.
+    pub client: Client,
+    pub site: DemoSite,
+    pub browser: Browser,
+}
+
+/// Launches, connects with `options`, waits for the page to be live.
+pub fn world(test: &str, options: Options) -> Option<World> {
+    let browser = browser_or_skip(test)?;
+    let site = DemoSite::start().unwrap();
+    let client = Client::connect(browser.ws_url(), options).unwrap();
+    wait_live(&client);
+    Some(World {
+        client,
+        site,
+        browser,
+    })
+}
+
+pub fn wait_live(client: &Client) -> Snapshot {
+    client
+        .wait_for(WAIT, "page live", |s| {
+            s.page.as_ref().is_some_and(|p| p.state == PageState::Live)
+        })
+        .unwrap()
+}
+
+/// Navigates the top frame and waits until `done` holds.
+pub fn navigate(client: &Client, url: &str, done: impl FnMut(&Snapshot) -> bool) -> Snapshot {
+    client
+        .command(None, "Page.navigate", json!({ "url": url }), WAIT)
+        .unwrap();
+    client
+        .wait_for(WAIT, &format!("{url} loaded"), done)
+        .unwrap()
+}
+
+/// Whether the snapshot shows the demo's four frames, both OOPIFs attached.
+pub fn demo_loaded(s: &Snapshot) -> bool {
+    find(s, "/nested").is_some_and(|f| f.is_oopif)
+        && find(s, "/cross").is_some_and(|f| f.is_oopif)
+        && find(s, "about:srcdoc").is_some()
+}
+
+/// Opens the demo top page (no timers) and waits for its four frames.
+pub fn open_demo(w: &World) -> DemoFrames {
+    let snap = navigate(&w.client, &w.site.top_url(false), demo_loaded);
+    demo_frames(&snap)
+}
+
+/// The demo's frame ids.
+#[derive(Debug, Clone)]
+pub struct DemoFrames {
+    pub top: String,
+    pub srcdoc: String,
+    pub cross: String,
+    pub nested: String,
+}
+
+pub fn demo_frames(snap: &Snapshot) -> DemoFrames {
+    DemoFrames {
+        top: snap.frame_tree.top.as_ref().unwrap().frame_id.clone(),
+        srcdoc: find(snap, "about:srcdoc").unwrap().frame_id.clone(),
+        cross: find(snap, "/cross").unwrap().frame_id.clone(),
+        nested: find(snap, "/nested").unwrap().frame_id.clone(),
+    }
+}
+
+/// The listed frame whose URL contains `needle`.
+pub fn find<'a>(snap: &'a Snapshot, needle: &str) -> Option<&'a FrameInfo> {
+    snap.frame_tree
+        .children
+        .iter()
+        .find(|f| f.url.contains(needle))
+}
+
+/// `Runtime.evaluate` of `expression` in `frame_id`'s session, by value.
+pub fn eval(client: &Client, frame_id: Option<&str>, expression: &str) -> Value {
+    let r = client
+        .command(
+            frame_id,
+            "Runtime.evaluate",
+            json!({ "expression": expression, "returnByValue": true }),
+            WAIT,
+        )
+        .unwrap();
+    assert!(r.get("exceptionDetails").is_none(), "{expression}: {r}");
+    r["result"]["value"].clone()
+}
+
+/// Where to evaluate `expression` so it runs in the demo frame `which`: OOPIFs by their
+/// frame id, the srcdoc frame through the top page's `contentWindow` (SPEC §6.7).
+pub fn in_frame(which: &str, frames: &DemoFrames, expression: &str) -> (Option<String>, String) {
+    match which {
+        "top" => (Some(frames.top.clone()), expression.to_owned()),
+        "srcdoc" => (
+            Some(frames.top.clone()),
+            format!("document.getElementById('same').contentWindow.{expression}"),
+        ),
+        "cross" => (Some(frames.cross.clone()), expression.to_owned()),
+        "nested" => (Some(frames.nested.clone()), expression.to_owned()),
+        other => panic!("no frame {other}"),
+    }
+}
+
+/// Evaluates `expression` in the demo frame `which`.
+pub fn eval_in(client: &Client, frames: &DemoFrames, which: &str, expression: &str) -> Value {
+    let (frame, expr) = in_frame(which, frames, expression);
+    eval(client, frame.as_deref(), &expr)
+}
+
+pub fn frame_id_of(which: &str, frames: &DemoFrames) -> String {
+    match which {
+        "top" => frames.top.clone(),
+        "srcdoc" => frames.srcdoc.clone(),
+        "cross" => frames.cross.clone(),
+        "nested" => frames.nested.clone(),
+        other => panic!("no frame {other}"),
+    }
+}
+
+/// Waits for one pending dialog and returns it.
+pub fn wait_dialog(client: &Client) -> cdp_supervisor::PendingDialog {
+    let snap = client
+        .wait_for(WAIT, "a pending dialog", |s| !s.pending_dialogs.is_empty())
+        .unwrap();
+    snap.pending_dialogs[0].clone()
+}
