@@ -213,6 +213,23 @@ pub(crate) struct ExceptionDetails<'a> {
     pub execution_context_id: Option<i64>,
 }
 
+/// `Fetch.requestPaused`, the parts the bridge reads.
+#[derive(Debug, Deserialize)]
+pub(crate) struct RequestPaused<'a> {
+    #[serde(rename = "requestId", borrow)]
+    pub request_id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub request: PausedRequest<'a>,
+    #[serde(default, rename = "frameId", borrow)]
+    pub frame_id: Option<Cow<'a, str>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct PausedRequest<'a> {
+    #[serde(borrow)]
+    pub url: Cow<'a, str>,
+}
+
 /// `Inspector.detached`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct InspectorDetached<'a> {
@@ -254,4 +271,16 @@ pub(crate) struct HandleDialogParams<'a> {
 #[derive(Serialize)]
 pub(crate) struct NavigateParams<'a> {
     pub url: &'a str,
+}
+
+#[derive(Serialize)]
+pub(crate) struct AddScriptParams<'a> {
+    pub source: &'a str,
+    #[serde(rename = "runImmediately")]
+    pub run_immediately: bool,
+}
+
+#[derive(Serialize)]
+pub(crate) struct EvaluateParams<'a> {
+    pub expression: &'a str,
 }

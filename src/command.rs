@@ -39,6 +39,8 @@ pub(crate) enum Purpose {
         replied_ok: bool,
         /// Whether the embedder asked (false for policy and watchdog answers).
         report: bool,
+        /// For a bridge dialog: what the response said (accept, prompt text).
+        bridge_answer: Option<(bool, Option<String>)>,
     },
     /// `Target.getTargets` at connect: picks the page.
     GetTargets,
@@ -50,6 +52,9 @@ pub(crate) enum Purpose {
     FrameTree,
     /// Any other set-up command; a failure is only a warning.
     Setup,
+    /// Best effort, failures expected and harmless (the bridge's evaluate of the loaded
+    /// document, answers to requests that may be gone: "Invalid InterceptionId").
+    Quiet,
 }
 
 /// One command in flight.

@@ -76,10 +76,25 @@ impl FromStr for DialogAction {
     }
 }
 
+/// Where a dialog came from, which decides how it is answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum DialogSource {
+    /// `Page.javascriptDialogOpening`; answered with `Page.handleJavaScriptDialog` on the
+    /// page session (fact 6).
+    Native,
+    /// A paused bridge request; answered with `Fetch.fulfillRequest` on the session it
+    /// paused on (fact 12).
+    Bridge {
+        session_id: String,
+        request_id: String,
+    },
+}
+
 /// One pending dialog and what the supervisor is doing about it.
 #[derive(Debug, Clone)]
 pub(crate) struct Dialog {
     pub info: PendingDialog,
+    pub source: DialogSource,
     /// The answer in flight: its command id and on whose behalf it was sent.
     pub answer: Option<(u64, ClosedBy)>,
     /// Chromium said "No dialog is showing" while this one never closed (fact 15).
@@ -113,14 +128,15 @@ impl Dialogs {
 
     /// Fact 7: a close names its frame; match the oldest dialog of that frame first, the
     /// oldest dialog of the page second.
+    /// Only native dialogs close this way; bridge dialogs close with their response.
     pub fn index_for_close(&self, frame_id: Option<&str>) -> Option<usize> {
-        frame_id
-            .and_then(|f| self.pending.iter().position(|d| d.info.frame_id == f))
-            .or(if self.pending.is_empty() {
-                None
-            } else {
-                Some(0)
-            })
+        let native = |d: &Dialog| d.source == DialogSource::Native;
+        let by_frame = frame_id.and_then(|f| {
+            self.pending
+                .iter()
+                .position(|d| native(d) && d.info.frame_id == f)
+        });
+        by_frame.or_else(|| self.pending.iter().position(native))
     }
 
     /// Moves the pending dialog at `index` to the recent ring and returns its record.

@@ -7,9 +7,10 @@
 
 use serde_json::value::RawValue;
 
+use crate::bridge;
 use crate::cdp;
 use crate::command::{blocked_by_dialogs, CommandId, InFlight, Purpose};
-use crate::dialog::{Dialog, DialogAction, DialogPolicy, MAX_PENDING_DIALOGS};
+use crate::dialog::{Dialog, DialogAction, DialogPolicy, DialogSource, MAX_PENDING_DIALOGS};
 use crate::error::{CommandError, DialogError};
 use crate::snapshot::{ClosedBy, ClosedDialog, Diff, PendingDialog};
 use crate::supervisor::{Event, Supervisor};
@@ -78,8 +79,9 @@ impl Supervisor {
         !self.dialogs.pending.is_empty()
     }
 
-    /// Sends `Page.handleJavaScriptDialog` for the pending dialog at `index`, always on
-    /// the page session (fact 6), and remembers who asked.
+    /// Answers the pending dialog at `index` and remembers who asked: a native dialog with
+    /// `Page.handleJavaScriptDialog`, always on the page session (fact 6); a bridge dialog
+    /// with `Fetch.fulfillRequest` on the session its request paused on (fact 12).
     fn answer_dialog(
         &mut self,
         index: usize,
@@ -88,29 +90,50 @@ impl Supervisor {
         by: ClosedBy,
         report: bool,
     ) -> Result<u64, DialogError> {
-        let page_session = self.page_session().ok_or(DialogError::NotAttached)?;
         let Some(dialog) = self.dialogs.pending.get(index) else {
             return Err(DialogError::NoDialogPending);
         };
         let accept = action == DialogAction::Accept;
-        let text = match (accept, dialog.info.kind.as_str()) {
-            (true, "prompt") => Some(
+        let is_prompt = dialog.info.kind == "prompt";
+        let text = match (accept, is_prompt) {
+            (true, true) => Some(
                 prompt_text
                     .unwrap_or(&dialog.info.default_prompt)
                     .to_owned(),
             ),
-            (true, _) => prompt_text.map(str::to_owned),
+            (true, false) => prompt_text.map(str::to_owned),
             (false, _) => None,
         };
         let dialog_id = dialog.info.id.clone();
-        let params = to_raw(&cdp::HandleDialogParams {
-            accept,
-            prompt_text: text.as_deref(),
-        });
+        let (session, method, params, bridge_answer) = match &dialog.source {
+            DialogSource::Native => {
+                let session = self.page_session().ok_or(DialogError::NotAttached)?;
+                let params = to_raw(&cdp::HandleDialogParams {
+                    accept,
+                    prompt_text: text.as_deref(),
+                });
+                (session, "Page.handleJavaScriptDialog", params, None)
+            }
+            DialogSource::Bridge {
+                session_id,
+                request_id,
+            } => {
+                let returned = text.filter(|_| is_prompt);
+                let body = bridge::answer_body(accept, returned.as_deref());
+                let params = bridge::fulfill_params(request_id, 200, &body);
+                let session = session_id.clone();
+                (
+                    session,
+                    "Fetch.fulfillRequest",
+                    params,
+                    Some((accept, returned)),
+                )
+            }
+        };
         let timeout = self.config().setup_timeout;
         let id = self.send(
-            Some(&page_session),
-            "Page.handleJavaScriptDialog",
+            Some(&session),
+            method,
             Some(&params),
             Purpose::DialogAnswer {
                 dialog_id,
@@ -118,6 +141,7 @@ impl Supervisor {
                 closed: None,
                 replied_ok: false,
                 report,
+                bridge_answer,
             },
             timeout,
         );
@@ -128,37 +152,58 @@ impl Supervisor {
     }
 
     pub(crate) fn on_dialog_opening(&mut self, ev: &cdp::DialogOpening<'_>) {
-        let now = self.now();
-        if self.dialogs.pending.len() >= MAX_PENDING_DIALOGS {
-            self.close_dialog(0, ClosedBy::Remote, false, None);
-        }
-        let id = self.dialogs.next_id();
         let frame_id = ev
             .frame_id
             .as_deref()
             .or(self.page_target_id())
             .unwrap_or("")
             .to_owned();
+        self.open_dialog(
+            ev.kind.to_string(),
+            ev.message.to_string(),
+            ev.default_prompt.as_deref().unwrap_or("").to_owned(),
+            frame_id,
+            ev.url.to_string(),
+            DialogSource::Native,
+        );
+    }
+
+    /// A dialog opened (natively or through the bridge): record it, report the commands it
+    /// blocks (SPEC §6.4), and apply the policy (SPEC §6.1).
+    pub(crate) fn open_dialog(
+        &mut self,
+        kind: String,
+        message: String,
+        default_prompt: String,
+        frame_id: String,
+        url: String,
+        source: DialogSource,
+    ) {
+        let now = self.now();
+        if self.dialogs.pending.len() >= MAX_PENDING_DIALOGS {
+            self.give_up_dialog(0);
+        }
+        let id = self.dialogs.next_id();
         let info = PendingDialog {
             id: id.clone(),
-            kind: ev.kind.to_string(),
-            message: ev.message.to_string(),
-            default_prompt: ev.default_prompt.as_deref().unwrap_or("").to_owned(),
+            kind,
+            message,
+            default_prompt,
             opened_at: now,
             frame_id,
-            url: ev.url.to_string(),
+            url,
         };
         let policy = self.policy();
         let watchdog_at = (policy == DialogPolicy::MustRespond)
             .then(|| now + self.config().dialog_timeout.as_secs_f64());
         self.dialogs.pending.push(Dialog {
             info: info.clone(),
+            source,
             answer: None,
             wedged: false,
             watchdog_at,
         });
         self.emit(Event::Diff(Diff::DialogOpened { dialog: info }));
-        // SPEC §6.4: tell the client at once which of its commands this dialog blocks.
         let in_flight: Vec<u64> = self
             .commands_in_flight
             .by_id
@@ -249,8 +294,50 @@ impl Supervisor {
             .iter()
             .position(|d| d.info.frame_id == frame_id)
         {
-            self.close_dialog(i, ClosedBy::Remote, false, None);
+            self.give_up_dialog(i);
         }
+    }
+
+    /// A navigated frame's bridge dialogs are over: Chromium sends no close for them.
+    pub(crate) fn give_up_bridge_dialogs_of_frame(&mut self, frame_id: &str) {
+        while let Some(i) = self.dialogs.pending.iter().position(|d| {
+            d.info.frame_id == frame_id && matches!(d.source, DialogSource::Bridge { .. })
+        }) {
+            self.give_up_dialog(i);
+        }
+    }
+
+    /// Closes the dialog at `index` as `remote`. A bridge request still paused on a live
+    /// session is answered (dismiss) so it is never left hanging; if it is gone already,
+    /// the "Invalid InterceptionId" reply is harmless.
+    fn give_up_dialog(&mut self, index: usize) {
+        let Some(d) = self.dialogs.pending.get(index) else {
+            return;
+        };
+        if let (
+            DialogSource::Bridge {
+                session_id,
+                request_id,
+            },
+            None,
+        ) = (&d.source, d.answer)
+        {
+            let live = self.sessions.get(session_id).is_some_and(|s| !s.crashed);
+            if live {
+                let body = bridge::answer_body(false, None);
+                let params = bridge::fulfill_params(request_id, 200, &body);
+                let session = session_id.clone();
+                let t = self.config().setup_timeout;
+                self.send(
+                    Some(&session),
+                    "Fetch.fulfillRequest",
+                    Some(&params),
+                    Purpose::Quiet,
+                    t,
+                );
+            }
+        }
+        self.close_dialog(index, ClosedBy::Remote, false, None);
     }
 
     pub(crate) fn on_dialog_answer_reply(
@@ -264,13 +351,40 @@ impl Supervisor {
             closed,
             report,
             replied_ok,
-            ..
+            by,
+            bridge_answer,
         } = &mut cmd.purpose
         else {
             return;
         };
-        let (dialog_id, report) = (dialog_id.clone(), *report);
+        let (dialog_id, report, by) = (dialog_id.clone(), *report, *by);
         let pending_index = self.dialogs.index_of(&dialog_id);
+        if let Some((accepted, text)) = bridge_answer.take() {
+            // A bridge dialog closes with its response: Chromium's word is the reply.
+            let Some(i) = pending_index else {
+                let record = self.recent_record(&dialog_id);
+                self.finish_dialog_answer(id, &dialog_id, record, Ok(()), report);
+                return;
+            };
+            match outcome {
+                Ok(_) => {
+                    self.close_dialog_answered_by(i, id, by, accepted, text, report);
+                }
+                Err(e) if e.message.contains("Invalid InterceptionId") => {
+                    // The request is gone (navigation, removal): closed by someone else.
+                    self.close_dialog_answered_by(i, id, ClosedBy::Remote, false, None, report);
+                }
+                Err(e) => {
+                    let error = CommandError::Cdp {
+                        method: cmd.method.clone(),
+                        code: e.code,
+                        message: e.message,
+                    };
+                    self.finish_dialog_answer(id, &dialog_id, None, Err(error), report);
+                }
+            }
+            return;
+        }
         match outcome {
             Ok(_) => {
                 if let Some(record) = closed.take() {
@@ -317,6 +431,26 @@ impl Supervisor {
                 self.finish_dialog_answer(id, &dialog_id, closed, Err(error), report);
             }
         }
+    }
+
+    /// Closes a bridge dialog whose answer `answer_id` just replied, and reports it.
+    fn close_dialog_answered_by(
+        &mut self,
+        index: usize,
+        answer_id: u64,
+        by: ClosedBy,
+        accepted: bool,
+        text: Option<String>,
+        report: bool,
+    ) {
+        let dialog_id = self.dialogs.pending.get(index).map(|d| d.info.id.clone());
+        // The answer is no longer in flight: close_dialog must not look for it.
+        if let Some(d) = self.dialogs.pending.get_mut(index) {
+            d.answer = None;
+        }
+        self.close_dialog(index, by, accepted, text);
+        let record = dialog_id.and_then(|id| self.recent_record(&id));
+        self.finish_dialog_answer(answer_id, "", record, Ok(()), report);
     }
 
     /// Ends a dialog answer: `Ok` with the closed record when there is one, else the error;

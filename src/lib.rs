@@ -39,12 +39,14 @@
 //! - `dialog_flow`: dialog handling on the supervisor (facts 6-11, 15).
 //! - [`dialog`], [`frame`], [`session`], [`command`]: the tables and their small rules.
 //! - [`snapshot`]: the snapshot and diff types, the `frame_tree` view, [`Mirror`].
+//! - [`bridge`]: the dialog bridge's script and request rules (SPEC §6.5).
 //! - [`wire`] and `cdp`: the CDP envelope and the payloads read.
 //! - [`replay`]: recorded traces and their replay.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bridge;
 mod cdp;
 pub mod command;
 mod console;

@@ -12,10 +12,11 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::bridge::{self, BridgeRequest};
 use crate::cdp;
 use crate::command::{blocked_by_dialogs, CommandId, CommandsInFlight, InFlight, Purpose};
 use crate::console::{console_level, console_text, exception_text};
-use crate::dialog::{DialogPolicy, Dialogs};
+use crate::dialog::{DialogPolicy, DialogSource, Dialogs};
 use crate::error::{CommandError, DialogError, InputError};
 use crate::frame::{Frames, DEFAULT_MAX_FRAMES};
 use crate::session::{Session, Sessions, TargetKind, DEFAULT_MAX_SESSIONS};
@@ -57,6 +58,12 @@ pub struct Config {
     pub max_sessions: usize,
     /// Embedder commands in flight at most; one more fails at once (default 1 024).
     pub max_commands_in_flight: usize,
+    /// Run the dialog bridge (SPEC §6.5) on every page and OOPIF session.
+    pub bridge: bool,
+    /// The bridge's secret: only requests carrying it become dialogs. It must be
+    /// unguessable (the transports fill it from the OS's random source); with an empty
+    /// token the bridge accepts nothing and dialogs fall back to native.
+    pub bridge_token: String,
 }
 
 impl Default for Config {
@@ -70,6 +77,8 @@ impl Default for Config {
             max_frames: DEFAULT_MAX_FRAMES,
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_commands_in_flight: DEFAULT_MAX_COMMANDS_IN_FLIGHT,
+            bridge: false,
+            bridge_token: String::new(),
         }
     }
 }
@@ -180,6 +189,8 @@ pub struct Supervisor {
     pub(crate) commands_in_flight: CommandsInFlight,
     transmits: VecDeque<OutgoingCommand>,
     events: VecDeque<Event>,
+    /// The bridge script, built once from the token (`None` without the bridge).
+    bridge_script: Option<String>,
 }
 
 impl Supervisor {
@@ -187,8 +198,6 @@ impl Supervisor {
     /// WebSocket to the browser is open.
     pub fn new(config: Config) -> Self {
         Supervisor {
-            policy: config.policy,
-            config,
             now: 0.0,
             last_command_id: 0,
             page: None,
@@ -200,6 +209,9 @@ impl Supervisor {
             commands_in_flight: CommandsInFlight::default(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
+            bridge_script: config.bridge.then(|| bridge::script(&config.bridge_token)),
+            policy: config.policy,
+            config,
         }
     }
 
@@ -550,6 +562,7 @@ impl Supervisor {
                 }
                 (Ok(_), None) => Ok(()),
             },
+            Purpose::Quiet => Ok(()),
             Purpose::Setup => {
                 if let Err(e) = outcome {
                     self.warn(format!(
@@ -577,6 +590,7 @@ impl Supervisor {
                 report,
                 ..
             } => self.finish_dialog_answer(id, &dialog_id, closed, Err(error), report),
+            Purpose::Quiet => {}
             _ => {
                 // A set-up command whose session or connection went is moot, not news.
                 if !matches!(
@@ -686,6 +700,27 @@ impl Supervisor {
             Purpose::Setup,
             t,
         );
+        if let Some(source) = self.bridge_script.clone() {
+            // SPEC §6.5: for new documents, for the loaded one, and Fetch for the bridge
+            // host only, all before the child is resumed (fact 12).
+            let add = to_raw(&cdp::AddScriptParams {
+                source: &source,
+                run_immediately: true,
+            });
+            self.send(
+                s,
+                "Page.addScriptToEvaluateOnNewDocument",
+                Some(&add),
+                Purpose::Setup,
+                t,
+            );
+            let eval = to_raw(&cdp::EvaluateParams {
+                expression: &source,
+            });
+            self.send(s, "Runtime.evaluate", Some(&eval), Purpose::Quiet, t);
+            let fetch = bridge::fetch_enable_params();
+            self.send(s, "Fetch.enable", Some(&fetch), Purpose::Setup, t);
+        }
     }
 
     fn on_frame_tree(&mut self, session_id: &str, result: &RawValue) -> Result<(), InputError> {
@@ -792,6 +827,10 @@ impl Supervisor {
                 let text = exception_text(&ev.exception_details);
                 let ctx = ev.exception_details.execution_context_id;
                 self.record_console(session, "exception", text, ctx);
+            }
+            "Fetch.requestPaused" => {
+                let ev: cdp::RequestPaused<'_> = parse(method, params)?;
+                self.on_request_paused(session, &ev);
             }
             "Inspector.targetCrashed" => self.on_crashed(session),
             "Inspector.detached" => {
@@ -966,6 +1005,67 @@ impl Supervisor {
         self.sessions.clear();
     }
 
+    /// `Fetch.requestPaused` (only the bridge enables Fetch): a bridge request with the
+    /// right token becomes a dialog; a forged one gets an error status; anything else
+    /// continues. Each paused request gets exactly one answer, on its own session.
+    fn on_request_paused(&mut self, session: &str, ev: &cdp::RequestPaused<'_>) {
+        let request_id = ev.request_id.as_ref();
+        let t = self.config.setup_timeout;
+        let classified = if self.bridge_script.is_some() {
+            bridge::classify(&ev.request.url, &self.config.bridge_token)
+        } else {
+            BridgeRequest::NotBridge
+        };
+        match classified {
+            BridgeRequest::NotBridge => {
+                let params = bridge::continue_params(request_id);
+                self.send(
+                    Some(session),
+                    "Fetch.continueRequest",
+                    Some(&params),
+                    Purpose::Quiet,
+                    t,
+                );
+            }
+            BridgeRequest::Forged => {
+                let params = bridge::fulfill_params(request_id, 403, r#"{"error":"forbidden"}"#);
+                self.send(
+                    Some(session),
+                    "Fetch.fulfillRequest",
+                    Some(&params),
+                    Purpose::Quiet,
+                    t,
+                );
+                self.warn(format!(
+                    "refused a bridge request without the supervisor's token (frame {}): a page tried to forge a dialog",
+                    ev.frame_id.as_deref().unwrap_or("?")
+                ));
+            }
+            BridgeRequest::Dialog {
+                kind,
+                message,
+                default_prompt,
+            } => {
+                let frame_id = ev
+                    .frame_id
+                    .as_deref()
+                    .or(self.page_target_id())
+                    .unwrap_or("")
+                    .to_owned();
+                let url = self
+                    .frames
+                    .get(&frame_id)
+                    .map(|f| f.info.url.clone())
+                    .unwrap_or_default();
+                let source = DialogSource::Bridge {
+                    session_id: session.to_owned(),
+                    request_id: request_id.to_owned(),
+                };
+                self.open_dialog(kind, message, default_prompt, frame_id, url, source);
+            }
+        }
+    }
+
     fn on_crashed(&mut self, session_id: &str) {
         let is_page = self.page_session_id() == Some(session_id);
         if let Some(s) = self.sessions.get_mut(session_id) {
@@ -1046,6 +1146,8 @@ impl Supervisor {
             if navigated {
                 let old_children = self.frames.descendants(id);
                 self.drop_frames(old_children);
+                // Native dialogs get their own close from Chromium; bridge ones do not.
+                self.give_up_bridge_dialogs_of_frame(id);
             }
             if own_root {
                 if let Some(f) = self.frames.get_mut(id) {
@@ -1231,6 +1333,12 @@ impl Supervisor {
                 reason: reason.to_owned(),
             };
             self.fail_command(id, cmd, error);
+        }
+        // A bridge dialog whose session went can never be answered (SPEC §6.5).
+        while let Some(i) = self.dialogs.pending.iter().position(|d| {
+            matches!(&d.source, DialogSource::Bridge { session_id, .. } if removed.contains(session_id))
+        }) {
+            self.close_dialog(i, ClosedBy::Remote, false, None);
         }
         let orphaned: Vec<String> = self
             .frames
@@ -1448,6 +1556,7 @@ const HANDLED_EVENTS: &[&str] = &[
     "Runtime.exceptionThrown",
     "Inspector.targetCrashed",
     "Inspector.detached",
+    "Fetch.requestPaused",
 ];
 
 /// Sizes of the supervisor's tables (see [`Supervisor::table_sizes`]).

@@ -1,0 +1,332 @@
+//! The dialog bridge (SPEC §6.5): for remote browsers whose CDP proxy closes native dialogs
+//! before anyone can answer them.
+//!
+//! A script replaces `alert`, `confirm` and `prompt` with a synchronous XHR to a reserved
+//! host on the page's own scheme; `Fetch` pauses that request on the frame's session
+//! (fact 12), the supervisor turns it into a pending dialog, and the answer is the
+//! request's response, which the script turns into the return value.
+//!
+//! This module is the pure part: the script, the `Fetch.enable` patterns, recognizing a
+//! bridge request (exact host, secret token) and encoding the answer.
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use percent_encoding::percent_decode_str;
+use serde::Serialize;
+
+use crate::wire::to_raw;
+
+/// The reserved host the script calls. `.invalid` never resolves (RFC 2606), so a request
+/// that escapes interception fails instead of reaching the network.
+pub const BRIDGE_HOST: &str = "bridge.invalid";
+
+/// A bridge request the supervisor recognized.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BridgeRequest {
+    /// Not for the bridge host: let it continue.
+    NotBridge,
+    /// For the bridge host without the right token: a page forging dialogs.
+    Forged,
+    /// A dialog to show.
+    Dialog {
+        /// `alert`, `confirm` or `prompt`.
+        kind: String,
+        /// The message.
+        message: String,
+        /// The prompt's default text.
+        default_prompt: String,
+    },
+}
+
+/// The script installed on every page and OOPIF session.
+///
+/// It keeps the native functions and falls back to them whenever the bridge request
+/// cannot be made (CSP `connect-src`, an `https` page whose scheme we cannot match, a
+/// sandbox), so a dialog is never silently answered `false`.
+///
+/// ```
+/// let s = cdp_supervisor::bridge::script("tok123");
+/// assert!(s.contains("tok123") && s.contains(cdp_supervisor::bridge::BRIDGE_HOST));
+/// ```
+pub fn script(token: &str) -> String {
+    // serde_json gives a correctly escaped JS string literal.
+    let token = serde_json::to_string(token).unwrap_or_else(|_| "\"\"".into());
+    let host = serde_json::to_string(BRIDGE_HOST).unwrap_or_else(|_| "\"\"".into());
+    format!(
+        r#"(() => {{
+  if (window.__cdpSupervisorBridge) return;
+  Object.defineProperty(window, '__cdpSupervisorBridge', {{ value: true }});
+  const TOKEN = {token}, HOST = {host};
+  const XHR = window.XMLHttpRequest, enc = encodeURIComponent, parse = JSON.parse;
+  const native = {{ alert: window.alert, confirm: window.confirm, prompt: window.prompt }};
+  const ask = (kind, message, def) => {{
+    const origin = String(self.origin || '');
+    const scheme = origin.startsWith('https:') ? 'https:' : 'http:';
+    const x = new XHR();
+    x.open('GET', scheme + '//' + HOST + '/?t=' + enc(TOKEN) + '&k=' + kind + '&m=' + enc(message) + '&d=' + enc(def), false);
+    x.send();
+    if (x.status !== 200) throw new Error('bridge status ' + x.status);
+    return parse(x.responseText);
+  }};
+  const text = (v) => (v === undefined ? '' : String(v));
+  window.alert = function (m) {{
+    try {{ ask('alert', text(m), ''); return undefined; }} catch (e) {{ return native.alert.apply(this, arguments); }}
+  }};
+  window.confirm = function (m) {{
+    try {{ return ask('confirm', text(m), '').accept === true; }} catch (e) {{ return native.confirm.apply(this, arguments); }}
+  }};
+  window.prompt = function (m, d) {{
+    let r;
+    try {{ r = ask('prompt', text(m), text(d)); }} catch (e) {{ return native.prompt.apply(this, arguments); }}
+    return r.accept === true ? String(r.text === null || r.text === undefined ? '' : r.text) : null;
+  }};
+}})()"#
+    )
+}
+
+#[derive(Serialize)]
+struct Pattern<'a> {
+    #[serde(rename = "urlPattern")]
+    url_pattern: &'a str,
+    #[serde(rename = "requestStage")]
+    request_stage: &'a str,
+}
+
+#[derive(Serialize)]
+struct FetchEnableParams<'a> {
+    patterns: [Pattern<'a>; 2],
+}
+
+/// `Fetch.enable` params that pause only requests to the bridge host, both schemes.
+pub(crate) fn fetch_enable_params() -> Box<serde_json::value::RawValue> {
+    let http = format!("http://{BRIDGE_HOST}/*");
+    let https = format!("https://{BRIDGE_HOST}/*");
+    to_raw(&FetchEnableParams {
+        patterns: [
+            Pattern {
+                url_pattern: &http,
+                request_stage: "Request",
+            },
+            Pattern {
+                url_pattern: &https,
+                request_stage: "Request",
+            },
+        ],
+    })
+}
+
+/// Recognizes a paused request: the host must be exactly [`BRIDGE_HOST`] (not a suffix,
+/// not with a port or user), the path `/`, and the query's `t` the token.
+///
+/// ```
+/// use cdp_supervisor::bridge::{classify, BridgeRequest, BRIDGE_HOST};
+/// let url = format!("http://{BRIDGE_HOST}/?t=s3cret&k=prompt&m=Name%3F&d=Bob");
+/// assert_eq!(classify(&url, "s3cret"), BridgeRequest::Dialog {
+///     kind: "prompt".into(), message: "Name?".into(), default_prompt: "Bob".into() });
+/// assert_eq!(classify(&url, "other"), BridgeRequest::Forged);
+/// assert_eq!(classify("http://evil.test/?t=s3cret", "s3cret"), BridgeRequest::NotBridge);
+/// ```
+pub fn classify(url: &str, token: &str) -> BridgeRequest {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"));
+    let Some(rest) = rest else {
+        return BridgeRequest::NotBridge;
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, rest) = rest.split_at(end);
+    if !authority.eq_ignore_ascii_case(BRIDGE_HOST) {
+        return BridgeRequest::NotBridge;
+    }
+    let rest = rest.split('#').next().unwrap_or("");
+    let Some(query) = rest.strip_prefix("/?") else {
+        return BridgeRequest::Forged;
+    };
+    let (mut t, mut k, mut m, mut d) = (None, None, None, None);
+    for pair in query.split('&') {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let slot = match name {
+            "t" => &mut t,
+            "k" => &mut k,
+            "m" => &mut m,
+            "d" => &mut d,
+            _ => continue,
+        };
+        if slot.is_none() {
+            *slot = Some(decode(value));
+        }
+    }
+    // An empty configured token never matches: a bridge without a secret accepts nothing.
+    if token.is_empty() || t.as_deref() != Some(token) {
+        return BridgeRequest::Forged;
+    }
+    let kind = match k.as_deref() {
+        Some(kind @ ("alert" | "confirm" | "prompt")) => kind.to_owned(),
+        _ => return BridgeRequest::Forged,
+    };
+    BridgeRequest::Dialog {
+        kind,
+        message: m.map(Cow::into_owned).unwrap_or_default(),
+        default_prompt: d.map(Cow::into_owned).unwrap_or_default(),
+    }
+}
+
+fn decode(value: &str) -> Cow<'_, str> {
+    percent_decode_str(value).decode_utf8_lossy()
+}
+
+#[derive(Serialize)]
+struct Answer<'a> {
+    accept: bool,
+    text: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Header<'a> {
+    name: &'a str,
+    value: &'a str,
+}
+
+#[derive(Serialize)]
+struct FulfillParams<'a> {
+    #[serde(rename = "requestId")]
+    request_id: &'a str,
+    #[serde(rename = "responseCode")]
+    response_code: u16,
+    #[serde(rename = "responseHeaders")]
+    response_headers: [Header<'a>; 2],
+    body: String,
+}
+
+/// The body the script decodes: `{"accept":bool,"text":string|null}`.
+///
+/// ```
+/// assert_eq!(cdp_supervisor::bridge::answer_body(true, Some("hi")), r#"{"accept":true,"text":"hi"}"#);
+/// ```
+pub fn answer_body(accept: bool, text: Option<&str>) -> String {
+    serde_json::to_string(&Answer { accept, text }).unwrap_or_default()
+}
+
+/// `Fetch.fulfillRequest` params answering a bridge request with `status` and `body`.
+pub(crate) fn fulfill_params(
+    request_id: &str,
+    status: u16,
+    body: &str,
+) -> Box<serde_json::value::RawValue> {
+    to_raw(&FulfillParams {
+        request_id,
+        response_code: status,
+        // The XHR is cross-origin (the page's origin to the bridge host): allow it.
+        response_headers: [
+            Header {
+                name: "Access-Control-Allow-Origin",
+                value: "*",
+            },
+            Header {
+                name: "Content-Type",
+                value: "application/json",
+            },
+        ],
+        body: base64::engine::general_purpose::STANDARD.encode(body),
+    })
+}
+
+#[derive(Serialize)]
+struct RequestIdParams<'a> {
+    #[serde(rename = "requestId")]
+    request_id: &'a str,
+}
+
+/// `Fetch.continueRequest` params.
+pub(crate) fn continue_params(request_id: &str) -> Box<serde_json::value::RawValue> {
+    to_raw(&RequestIdParams { request_id })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_must_match_exactly() {
+        let tok = "t0k";
+        for url in [
+            format!("http://{BRIDGE_HOST}.evil.test/?t=t0k&k=alert"),
+            format!("http://evil.test/{BRIDGE_HOST}/?t=t0k&k=alert"),
+            format!("http://x{BRIDGE_HOST}/?t=t0k&k=alert"),
+            format!("http://{BRIDGE_HOST}:80/?t=t0k&k=alert"),
+            format!("http://user@{BRIDGE_HOST}/?t=t0k&k=alert"),
+            format!("ftp://{BRIDGE_HOST}/?t=t0k&k=alert"),
+            format!("data:text/plain,{BRIDGE_HOST}"),
+        ] {
+            assert_eq!(classify(&url, tok), BridgeRequest::NotBridge, "{url}");
+        }
+        let ok = format!("https://{}/?t=t0k&k=alert&m=x", BRIDGE_HOST.to_uppercase());
+        assert!(matches!(classify(&ok, tok), BridgeRequest::Dialog { .. }));
+    }
+
+    #[test]
+    fn token_is_required_and_exact() {
+        let base = format!("http://{BRIDGE_HOST}/?k=confirm&m=x");
+        assert_eq!(classify(&base, "abc"), BridgeRequest::Forged);
+        assert_eq!(
+            classify(&format!("{base}&t=ab"), "abc"),
+            BridgeRequest::Forged
+        );
+        assert_eq!(
+            classify(&format!("{base}&t=abcd"), "abc"),
+            BridgeRequest::Forged
+        );
+        assert_eq!(classify(&format!("{base}&t="), ""), BridgeRequest::Forged);
+        // The first t wins: a page cannot append its own.
+        assert_eq!(
+            classify(&format!("{base}&t=no&t=abc"), "abc"),
+            BridgeRequest::Forged
+        );
+        assert!(matches!(
+            classify(&format!("{base}&t=abc"), "abc"),
+            BridgeRequest::Dialog { .. }
+        ));
+        assert_eq!(
+            classify(
+                &format!("http://{BRIDGE_HOST}/?t=abc&k=beforeunload"),
+                "abc"
+            ),
+            BridgeRequest::Forged
+        );
+    }
+
+    #[test]
+    fn decodes_what_encode_uri_component_makes() {
+        let url = format!("http://{BRIDGE_HOST}/?t=k&k=prompt&m=%C3%A9%20%26%3D%3F&d=%F0%9F%98%80");
+        assert_eq!(
+            classify(&url, "k"),
+            BridgeRequest::Dialog {
+                kind: "prompt".into(),
+                message: "é &=?".into(),
+                default_prompt: "😀".into()
+            }
+        );
+        // Broken escapes decode lossily, never panic.
+        let url = format!("http://{BRIDGE_HOST}/?t=k&k=alert&m=%E2%82&d=%zz%");
+        assert!(matches!(classify(&url, "k"), BridgeRequest::Dialog { .. }));
+    }
+
+    #[test]
+    fn fulfill_body_is_base64_json() {
+        let p = fulfill_params("r1", 200, &answer_body(false, None));
+        let v: serde_json::Value = serde_json::from_str(p.get()).unwrap();
+        let body = base64::engine::general_purpose::STANDARD
+            .decode(v["body"].as_str().unwrap())
+            .unwrap();
+        assert_eq!(body, br#"{"accept":false,"text":null}"#);
+        assert_eq!(v["responseCode"], 200);
+        assert_eq!(v["requestId"], "r1");
+    }
+
+    #[test]
+    fn script_escapes_the_token() {
+        let s = script("a'\"</script>\\");
+        assert!(s.contains(r#""a'\"</script>\\""#));
+    }
+}
