@@ -34,7 +34,7 @@ pub(crate) enum Purpose {
         dialog_id: String,
         by: ClosedBy,
         /// Set when Chromium reported the dialog closed before this reply (fact 7).
-        closed: Option<ClosedDialog>,
+        closed: Option<Box<ClosedDialog>>,
         /// Set when the reply succeeded before the close arrived.
         replied_ok: bool,
         /// Whether the embedder asked (false for policy and watchdog answers).

@@ -281,7 +281,7 @@ impl Supervisor {
                 self.commands_in_flight.by_id.remove(&answer_id);
                 self.finish_dialog_answer(answer_id, &dialog_id, Some(record), Ok(()), report);
             } else {
-                *closed = Some(record);
+                *closed = Some(Box::new(record));
             }
         }
     }
@@ -388,7 +388,7 @@ impl Supervisor {
         match outcome {
             Ok(_) => {
                 if let Some(record) = closed.take() {
-                    self.finish_dialog_answer(id, &dialog_id, Some(record), Ok(()), report);
+                    self.finish_dialog_answer(id, &dialog_id, Some(*record), Ok(()), report);
                 } else if pending_index.is_some() {
                     // Accepted but not closed yet: wait for the close until the deadline.
                     *replied_ok = true;
@@ -402,7 +402,7 @@ impl Supervisor {
             Err(e) if e.is_no_dialog_showing() => {
                 if let Some(record) = closed.take() {
                     // Chromium closed it already: answering is not an error (SPEC §6.2).
-                    self.finish_dialog_answer(id, &dialog_id, Some(record), Ok(()), report);
+                    self.finish_dialog_answer(id, &dialog_id, Some(*record), Ok(()), report);
                 } else if let Some(i) = pending_index {
                     // Fact 15: still open for us, yet Chromium cannot answer it: wedged.
                     if let Some(d) = self.dialogs.pending.get_mut(i) {
@@ -428,7 +428,7 @@ impl Supervisor {
                     message: e.message,
                 };
                 let closed = closed.take();
-                self.finish_dialog_answer(id, &dialog_id, closed, Err(error), report);
+                self.finish_dialog_answer(id, &dialog_id, closed.map(|c| *c), Err(error), report);
             }
         }
     }

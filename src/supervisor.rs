@@ -589,7 +589,7 @@ impl Supervisor {
                 closed,
                 report,
                 ..
-            } => self.finish_dialog_answer(id, &dialog_id, closed, Err(error), report),
+            } => self.finish_dialog_answer(id, &dialog_id, closed.map(|c| *c), Err(error), report),
             Purpose::Quiet => {}
             _ => {
                 // A set-up command whose session or connection went is moot, not news.
