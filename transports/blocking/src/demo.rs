@@ -62,6 +62,7 @@ pub const FRAME_SCRIPT: &str = r#"
 window.last = 'none';
 window.results = [];
 window.raise = function (kind, msg, delay) {
+  window.last = 'pending';
   setTimeout(function () {
     var r;
     if (kind === 'alert') { alert(msg); r = 'alerted'; }
