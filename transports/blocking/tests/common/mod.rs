@@ -174,3 +174,48 @@ pub fn wait_dialog(client: &Client) -> cdp_supervisor::PendingDialog {
         .unwrap();
     snap.pending_dialogs[0].clone()
 }
+
+/// Schedules a `kind` dialog in the demo frame `which` (from a timer, so the call
+/// returns at once).
+pub fn raise(client: &Client, frames: &DemoFrames, which: &str, kind: &str, message: &str) {
+    let v = eval_in(client, frames, which, &format!("raise('{kind}', '{message}')"));
+    assert_eq!(v, json!("scheduled"));
+}
+
+/// Waits until the frame's `window.last` is no longer `pending` and returns it.
+pub fn last_answer(client: &Client, frames: &DemoFrames, which: &str) -> Value {
+    let end = std::time::Instant::now() + WAIT;
+    loop {
+        let v = eval_in(client, frames, which, "last");
+        if v != json!("pending") {
+            return v;
+        }
+        assert!(std::time::Instant::now() < end, "{which}: the dialog's answer never reached the page");
+        // No event tells that the page's script resumed; poll briefly.
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits for a pending dialog of `kind` and returns it.
+pub fn wait_dialog_of(client: &Client, kind: &str) -> cdp_supervisor::PendingDialog {
+    let snap = client
+        .wait_for(WAIT, &format!("a pending {kind}"), |s| {
+            s.pending_dialogs.iter().any(|d| d.kind == kind)
+        })
+        .unwrap();
+    snap.pending_dialogs
+        .iter()
+        .find(|d| d.kind == kind)
+        .unwrap()
+        .clone()
+}
+
+/// Waits until the recent dialog `id` is listed and returns it.
+pub fn wait_closed(client: &Client, id: &str) -> cdp_supervisor::ClosedDialog {
+    let snap = client
+        .wait_for(WAIT, &format!("{id} closed"), |s| {
+            s.recent_dialogs.iter().any(|d| d.id == id)
+        })
+        .unwrap();
+    snap.recent_dialogs.iter().find(|d| d.id == id).unwrap().clone()
+}
