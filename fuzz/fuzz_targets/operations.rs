@@ -1,0 +1,27 @@
+//! Structured fuzzing, quinn-proto style: a sequence of [`model::Op`]s (browser events,
+//! replies in any order, time steps, disconnects, the embedder's calls) is played against
+//! a supervisor by the same model and driver as `tests/properties.rs`, with every
+//! invariant checked after every input. A violated invariant panics, which libFuzzer
+//! reports as a crash.
+#![no_main]
+// The model derives `arbitrary::Arbitrary` under `cfg(fuzzing)`, which cargo-fuzz sets.
+#![allow(unexpected_cfgs)]
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "../../tests/model/mod.rs"]
+mod model;
+
+/// Longer sequences add little: the model's state is small and the caps are reached early.
+const MAX_OPS: usize = 256;
+
+fuzz_target!(|ops: Vec<model::Op>| {
+    if ops.len() > MAX_OPS {
+        return;
+    }
+    let checks = model::Checks {
+        log: false,
+        ..model::Checks::ALL
+    };
+    model::Driver::run(&ops, checks);
+});

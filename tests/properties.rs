@@ -1,0 +1,249 @@
+//! Property tests over event orderings (SPEC §3, §9, §10; GitHub issue 6).
+//!
+//! Proptest generates sequences of [`Op`]s; `model::Driver` turns them into CDP traffic
+//! from a small model of a tab (mostly plausible, sometimes wrong ids or junk), drives the
+//! supervisor like a real embedder and checks one invariant per test after every input.
+//!
+//! Cases: `PROPTEST_CASES` (default 10 000). Sequences are at most [`MAX_OPS`] ops so that
+//! the whole suite stays within a few minutes in a debug build on two cores; run it longer
+//! with `PROPTEST_CASES=100000 cargo test --release --test properties`.
+
+// The model derives `arbitrary::Arbitrary` under `cfg(fuzzing)`, which only cargo-fuzz sets.
+#![allow(unexpected_cfgs)]
+
+mod model;
+
+use model::{Checks, Driver, Op, ReplyKind};
+use proptest::prelude::*;
+
+/// Ops per generated sequence at most (keeps 10 000 cases per property fast in debug).
+const MAX_OPS: usize = 40;
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000)
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: cases(),
+        max_shrink_iters: 4096,
+        // ChaCha dominates the run time of a debug build; XorShift is plenty for this.
+        rng_algorithm: proptest::test_runner::RngAlgorithm::XorShift,
+        ..ProptestConfig::default()
+    }
+}
+
+fn reply_kind() -> impl Strategy<Value = ReplyKind> {
+    prop_oneof![
+        6 => Just(ReplyKind::Realistic),
+        2 => Just(ReplyKind::Ok),
+        1 => Just(ReplyKind::NoDialog),
+        1 => Just(ReplyKind::ServerError),
+        1 => Just(ReplyKind::SessionNotFound),
+    ]
+}
+
+/// One op, weighted so that replies and frame and dialog events dominate.
+fn op() -> impl Strategy<Value = Op> {
+    let p = any::<u8>;
+    let b = any::<bool>;
+    prop_oneof![
+        4 => (p(), b()).prop_map(|(parent, navigate)| Op::FrameAttached { parent, navigate }),
+        1 => (p(), p()).prop_map(|(parent, count)| Op::FrameBurst { parent, count }),
+        3 => (p(), b()).prop_map(|(frame, within_document)| Op::FrameNavigated { frame, within_document }),
+        2 => (p(), b()).prop_map(|(frame, targets_first)| Op::FrameRemoved { frame, targets_first }),
+        4 => (p(), b(), prop::bool::weighted(0.9))
+            .prop_map(|(frame, detach_first, waiting)| Op::FrameSwapped { frame, detach_first, waiting }),
+        1 => p().prop_map(|session| Op::OopifBackInProcess { session }),
+        2 => (p(), b()).prop_map(|(session, service)| Op::WorkerAttached { session, service }),
+        1 => p().prop_map(|session| Op::TargetDetached { session }),
+        1 => p().prop_map(|session| Op::Crashed { session }),
+        1 => (p(), b(), prop::bool::weighted(0.1))
+            .prop_map(|(session, exception, burst)| Op::Console { session, exception, burst }),
+        4 => (p(), p(), b()).prop_map(|(frame, kind, keep_old)| Op::DialogOpening { frame, kind, keep_old }),
+        1 => p().prop_map(|count| Op::DialogBurst { count }),
+        3 => (p(), b()).prop_map(|(which, result)| Op::DialogClosed { which, result }),
+        10 => (p(), reply_kind(), prop::bool::weighted(0.8))
+            .prop_map(|(command, kind, with_session)| Op::Reply { command, kind, with_session }),
+        1 => p().prop_map(|command| Op::Forget { command }),
+        3 => p().prop_map(|step| Op::Advance { step }),
+        1 => Just(Op::Disconnect),
+        1 => b().prop_map(|auto_attach| Op::Reconnect { auto_attach }),
+        3 => (p(), b(), b(), b())
+            .prop_map(|(dialog, by_id, accept, text)| Op::RespondDialog { dialog, by_id, accept, text }),
+        3 => (p(), b(), p(), p())
+            .prop_map(|(frame, top, method, timeout)| Op::Command { frame, top, method, timeout }),
+        1 => p().prop_map(|policy| Op::SetPolicy { policy }),
+        1 => b().prop_map(|accept| Op::Settle { accept }),
+        1 => Just(Op::Recover),
+        1 => (p(), p()).prop_map(|(kind, pick)| Op::Junk { kind, pick }),
+    ]
+}
+
+fn ops() -> impl Strategy<Value = Vec<Op>> {
+    prop::collection::vec(op(), 1..=MAX_OPS)
+}
+
+/// Only the named check (every run also fails on any panic).
+fn only(set: impl FnOnce(&mut Checks)) -> Checks {
+    let mut c = Checks::default();
+    set(&mut c);
+    c
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// SPEC §3, §6.6: no input panics; every table stays within its cap (frames 20,
+    /// sessions 8, recent 20, console 50, pending 64) and outputs drain fully.
+    #[test]
+    fn never_panics_and_tables_stay_bounded(ops in ops()) {
+        Driver::run(&ops, only(|c| c.bounds = true));
+    }
+
+    /// SPEC §10: no dialog is both pending and recent.
+    #[test]
+    fn no_dialog_is_both_pending_and_recent(ops in ops()) {
+        Driver::run(&ops, only(|c| c.dialogs_disjoint = true));
+    }
+
+    /// Fact 6: `Page.handleJavaScriptDialog` goes only to the page session from the attach.
+    #[test]
+    fn dialog_answers_go_only_to_the_page_session(ops in ops()) {
+        Driver::run(&ops, only(|c| c.answers_on_page_session = true));
+    }
+
+    /// Facts 2, 14: each child waiting for the debugger is resumed exactly once, after
+    /// `Page.enable`, `Runtime.enable` and `Target.setAutoAttach` for an iframe.
+    #[test]
+    fn waiting_children_are_resumed_exactly_once_after_set_up(ops in ops()) {
+        Driver::run(&ops, only(|c| c.resume_once = true));
+    }
+
+    /// SPEC §5, §6.4: each `command`/`recover` ends in one `CommandFinished`, each
+    /// `respond_dialog` in one `DialogAnswered`, by the time every deadline has passed.
+    #[test]
+    fn every_command_ends_in_exactly_one_outcome(ops in ops()) {
+        Driver::run(&ops, only(|c| c.outcomes = true));
+    }
+
+    /// SPEC §9: at most 30 children, parents listed or the top, no OOPIF deeper than 2,
+    /// breadth-first in knowledge order, `truncated` exact.
+    #[test]
+    fn frame_tree_follows_the_rules_of_section_9(ops in ops()) {
+        Driver::run(&ops, only(|c| c.frame_tree = true));
+    }
+
+    /// SPEC §3: folding the emitted diffs gives `snapshot()`; the diff stream is well formed.
+    #[test]
+    fn folding_the_diffs_gives_the_snapshot(ops in ops()) {
+        Driver::run(&ops, only(|c| c.mirror = true));
+    }
+
+    /// SPEC §3: the same inputs at the same times give the same outputs, byte for byte.
+    #[test]
+    fn same_inputs_give_the_same_outputs(ops in ops()) {
+        let first = Driver::run(&ops, only(|c| c.log = true)).log;
+        let second = Driver::run(&ops, only(|c| c.log = true)).log;
+        prop_assert!(first.len() > 1);
+        prop_assert_eq!(first, second);
+    }
+}
+
+/// Every check at once on a hand-written ordering that touches each rule, so a broken
+/// driver (one that checks nothing) shows up here as well as in the generated cases.
+#[test]
+fn a_scripted_tab_passes_every_check() {
+    use Op::*;
+    let realistic = |command| Reply {
+        command,
+        kind: ReplyKind::Realistic,
+        with_session: true,
+    };
+    let ops = vec![
+        realistic(0),
+        realistic(0),
+        realistic(0),
+        realistic(0),
+        FrameAttached {
+            parent: 0,
+            navigate: true,
+        },
+        FrameSwapped {
+            frame: 0,
+            detach_first: false,
+            waiting: true,
+        },
+        FrameAttached {
+            parent: 1,
+            navigate: true,
+        },
+        FrameSwapped {
+            frame: 1,
+            detach_first: true,
+            waiting: true,
+        },
+        WorkerAttached {
+            session: 1,
+            service: false,
+        },
+        WorkerAttached {
+            session: 0,
+            service: true,
+        },
+        DialogOpening {
+            frame: 2,
+            kind: 1,
+            keep_old: false,
+        },
+        Command {
+            frame: 0,
+            top: true,
+            method: 0,
+            timeout: 1,
+        },
+        DialogOpening {
+            frame: 0,
+            kind: 2,
+            keep_old: false,
+        },
+        RespondDialog {
+            dialog: 0,
+            by_id: false,
+            accept: true,
+            text: true,
+        },
+        realistic(200),
+        FrameNavigated {
+            frame: 0,
+            within_document: false,
+        },
+        Advance { step: 7 },
+    ];
+    let d = Driver::run(&ops, Checks::ALL);
+    let sent = |m: &str| {
+        d.log
+            .iter()
+            .filter(|l| l.starts_with("> ") && l.contains(m))
+            .count()
+    };
+    // The scenario really reached the rules the properties check.
+    assert_eq!(sent("Runtime.runIfWaitingForDebugger"), 4);
+    assert!(sent("Page.handleJavaScriptDialog") >= 1);
+    assert!(d.log.iter().any(|l| l.contains("CommandFinished")));
+    assert!(d.log.iter().any(|l| l.contains("DialogAnswered")));
+}
+
+/// The dialog bridge (SPEC §6.5) is not in `src/` yet: once `Fetch.requestPaused`
+/// handling lands, the model must send paused requests (bridge and others, on page and
+/// child sessions, with and without the token) and check that each is answered exactly
+/// once (`Fetch.fulfillRequest`, `Fetch.continueRequest` or `Fetch.failRequest`) on the
+/// session it paused on (fact 12).
+#[test]
+#[ignore = "TODO: the dialog bridge (Fetch.requestPaused) is not in src/ yet"]
+fn each_paused_fetch_request_is_answered_once_on_its_own_session() {
+    unimplemented!("waiting for the bridge API in src/");
+}
