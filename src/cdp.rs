@@ -5,8 +5,73 @@
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize};
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
+
+/// The events the supervisor handles, with their params parsed. Every other event is
+/// skipped without building anything.
+#[derive(Debug)]
+pub(crate) enum CdpEvent<'a> {
+    AttachedToTarget(AttachedToTarget<'a>),
+    DetachedFromTarget(DetachedFromTarget<'a>),
+    FrameAttached(FrameAttached<'a>),
+    FrameNavigated(FrameNavigated<'a>),
+    NavigatedWithinDocument(NavigatedWithinDocument<'a>),
+    FrameDetached(FrameDetached<'a>),
+    DialogOpening(DialogOpening<'a>),
+    DialogClosed(DialogClosed<'a>),
+    ExecutionContextCreated(ExecutionContextCreated<'a>),
+    ExecutionContextDestroyed(ExecutionContextDestroyed),
+    ExecutionContextsCleared,
+    ConsoleApiCalled(ConsoleApiCalled<'a>),
+    ExceptionThrown(ExceptionThrown<'a>),
+    TargetCrashed,
+    InspectorDetached(InspectorDetached<'a>),
+    RequestPaused(RequestPaused<'a>),
+}
+
+/// Parses the params of `method` from `d`: `Ok(None)` (skipped) for events the supervisor
+/// does not handle. Used inside the envelope's single pass and for params that came
+/// before `method` (then from their raw slice).
+pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
+    method: &str,
+    d: D,
+) -> Result<Option<CdpEvent<'de>>, D::Error> {
+    use CdpEvent as E;
+    Ok(Some(match method {
+        "Target.attachedToTarget" => E::AttachedToTarget(Deserialize::deserialize(d)?),
+        "Target.detachedFromTarget" => E::DetachedFromTarget(Deserialize::deserialize(d)?),
+        "Page.frameAttached" => E::FrameAttached(Deserialize::deserialize(d)?),
+        "Page.frameNavigated" => E::FrameNavigated(Deserialize::deserialize(d)?),
+        "Page.navigatedWithinDocument" => E::NavigatedWithinDocument(Deserialize::deserialize(d)?),
+        "Page.frameDetached" => E::FrameDetached(Deserialize::deserialize(d)?),
+        "Page.javascriptDialogOpening" => E::DialogOpening(Deserialize::deserialize(d)?),
+        "Page.javascriptDialogClosed" => E::DialogClosed(Deserialize::deserialize(d)?),
+        "Runtime.executionContextCreated" => {
+            E::ExecutionContextCreated(Deserialize::deserialize(d)?)
+        }
+        "Runtime.executionContextDestroyed" => {
+            E::ExecutionContextDestroyed(Deserialize::deserialize(d)?)
+        }
+        "Runtime.executionContextsCleared" => {
+            IgnoredAny::deserialize(d)?;
+            E::ExecutionContextsCleared
+        }
+        "Runtime.consoleAPICalled" => E::ConsoleApiCalled(Deserialize::deserialize(d)?),
+        "Runtime.exceptionThrown" => E::ExceptionThrown(Deserialize::deserialize(d)?),
+        "Inspector.targetCrashed" => {
+            IgnoredAny::deserialize(d)?;
+            E::TargetCrashed
+        }
+        "Inspector.detached" => E::InspectorDetached(Deserialize::deserialize(d)?),
+        "Fetch.requestPaused" => E::RequestPaused(Deserialize::deserialize(d)?),
+        _ => {
+            IgnoredAny::deserialize(d)?;
+            return Ok(None);
+        }
+    }))
+}
 
 /// `Target.TargetInfo`, the parts we use.
 #[derive(Debug, Deserialize)]
@@ -172,13 +237,13 @@ pub(crate) struct ExecutionContextDestroyed {
     pub execution_context_id: i64,
 }
 
-/// `Runtime.consoleAPICalled`; `args` stays raw until the type says it is an error.
+/// `Runtime.consoleAPICalled`; the arguments are read in the same pass (borrowed).
 #[derive(Debug, Deserialize)]
 pub(crate) struct ConsoleApiCalled<'a> {
     #[serde(rename = "type", borrow)]
     pub kind: Cow<'a, str>,
     #[serde(default, borrow)]
-    pub args: Option<&'a RawValue>,
+    pub args: Vec<RemoteObject<'a>>,
     #[serde(default, rename = "executionContextId")]
     pub execution_context_id: Option<i64>,
 }

@@ -1,8 +1,6 @@
 //! Console errors (SPEC §5): the text of an uncaught exception or a `console.error` /
 //! `console.assert` call, bounded in length.
 
-use serde_json::value::RawValue;
-
 use crate::cdp::{ConsoleApiCalled, ExceptionDetails, RemoteObject};
 
 /// Characters kept of one console error's text; the rest is cut with an ellipsis.
@@ -19,13 +17,7 @@ pub(crate) fn console_level(call: &ConsoleApiCalled<'_>) -> Option<&'static str>
 
 /// Joins the console arguments the way DevTools prints them: strings verbatim, other
 /// values by their description.
-pub(crate) fn console_text(args: Option<&RawValue>) -> String {
-    let Some(args) = args else {
-        return String::new();
-    };
-    let Ok(objects) = serde_json::from_str::<Vec<RemoteObject<'_>>>(args.get()) else {
-        return String::new();
-    };
+pub(crate) fn console_text(objects: &[RemoteObject<'_>]) -> String {
     let mut text = String::new();
     for (i, o) in objects.iter().enumerate() {
         if i > 0 {
@@ -94,11 +86,11 @@ mod tests {
 
     #[test]
     fn joins_strings_and_descriptions() {
-        let args = RawValue::from_string(
-            r#"[{"type":"string","value":"a\"b"},{"type":"number","value":3,"description":"3"},{"type":"object","description":"Object"}]"#.into(),
+        let args: Vec<RemoteObject<'_>> = serde_json::from_str(
+            r#"[{"type":"string","value":"a\"b"},{"type":"number","value":3,"description":"3"},{"type":"object","description":"Object"}]"#,
         )
         .unwrap();
-        assert_eq!(console_text(Some(&args)), "a\"b 3 Object");
+        assert_eq!(console_text(&args), "a\"b 3 Object");
     }
 
     #[test]

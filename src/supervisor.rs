@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::bridge::{self, BridgeRequest};
-use crate::cdp;
+use crate::cdp::{self, CdpEvent};
 use crate::command::{blocked_by_dialogs, CommandId, CommandsInFlight, InFlight, Purpose};
 use crate::console::{console_level, console_text, exception_text};
 use crate::dialog::{DialogPolicy, DialogSource, Dialogs};
@@ -256,9 +256,7 @@ impl Supervisor {
     /// consistent; nothing panics, whatever the input.
     pub fn handle_message(&mut self, now: f64, text: &str) -> Result<(), InputError> {
         self.advance(now);
-        let envelope = Envelope::parse(text).map_err(|e| InputError::Malformed {
-            error: e.to_string(),
-        })?;
+        let envelope = Envelope::parse(text).map_err(|e| classify_parse_error(text, e))?;
         let result = self.handle_envelope(envelope);
         self.update_page();
         result
@@ -291,13 +289,21 @@ impl Supervisor {
 
     /// The entry point shared by [`Supervisor::handle_message`] and trace replay (which
     /// rewrites reply ids without re-serializing).
-    pub(crate) fn handle_envelope(&mut self, env: Envelope<'_>) -> Result<(), InputError> {
+    pub(crate) fn handle_envelope(&mut self, mut env: Envelope<'_>) -> Result<(), InputError> {
         if let Some(id) = env.id {
-            self.on_reply(id, env.result, env.error)
-        } else if let Some(method) = env.method.as_deref() {
-            self.on_event(method, env.session_id.as_deref(), env.params)
-        } else {
-            Err(InputError::NeitherIdNorMethod)
+            return self.on_reply(id, env.result, env.error);
+        }
+        let Some(method) = env.method.clone() else {
+            return Err(InputError::NeitherIdNorMethod);
+        };
+        match env.take_event() {
+            Ok(Some(event)) => self.on_event(&method, env.session_id.as_deref(), event),
+            // Events the supervisor does not use were skipped unparsed.
+            Ok(None) => Ok(()),
+            Err(e) => Err(InputError::BadParams {
+                method: method.into_owned(),
+                error: e.to_string(),
+            }),
         }
     }
 
@@ -746,99 +752,75 @@ impl Supervisor {
         &mut self,
         method: &str,
         session: Option<&str>,
-        params: Option<&RawValue>,
+        event: CdpEvent<'_>,
     ) -> Result<(), InputError> {
-        // Events the supervisor does not use are skipped before any parsing.
-        if !HANDLED_EVENTS.contains(&method) {
-            return Ok(());
-        }
-        if method == "Target.attachedToTarget" {
-            let ev: cdp::AttachedToTarget<'_> = parse(method, params)?;
-            return self.on_attached_to_target(session, &ev);
-        }
-        if method == "Target.detachedFromTarget" {
-            // The params name the session; the envelope may be the browser (the page
-            // session itself) or a parent. Unknown ones were dropped with their frame.
-            let ev: cdp::DetachedFromTarget<'_> = parse(method, params)?;
-            self.on_detached_from_target(&ev.session_id);
-            return Ok(());
-        }
+        use CdpEvent as E;
+        let event = match event {
+            E::AttachedToTarget(ev) => return self.on_attached_to_target(session, &ev),
+            E::DetachedFromTarget(ev) => {
+                // The params name the session; the envelope may be the browser (the page
+                // session itself) or a parent. Unknown ones were dropped with their frame.
+                self.on_detached_from_target(&ev.session_id);
+                return Ok(());
+            }
+            other => other,
+        };
         let Some(session) = session.filter(|s| self.sessions.contains(s)) else {
             return Err(InputError::UnknownSession {
                 method: method.to_owned(),
                 session_id: session.unwrap_or("(browser)").to_owned(),
             });
         };
-        match method {
-            "Page.frameAttached" => {
-                let ev: cdp::FrameAttached<'_> = parse(method, params)?;
-                self.on_frame_attached(session, &ev.frame_id, &ev.parent_frame_id);
+        match event {
+            E::FrameAttached(ev) => {
+                self.on_frame_attached(session, &ev.frame_id, &ev.parent_frame_id)
             }
-            "Page.frameNavigated" => {
-                let ev: cdp::FrameNavigated<'_> = parse(method, params)?;
-                self.upsert_frame(session, &ev.frame, true);
-            }
-            "Page.navigatedWithinDocument" => {
-                let ev: cdp::NavigatedWithinDocument<'_> = parse(method, params)?;
+            E::FrameNavigated(ev) => self.upsert_frame(session, &ev.frame, true),
+            E::NavigatedWithinDocument(ev) => {
                 let id = ev.frame_id.to_string();
                 self.update_frame(&id, |f| f.url = ev.url.to_string());
                 self.note_top_url(&id);
             }
-            "Page.frameDetached" => {
-                let ev: cdp::FrameDetached<'_> = parse(method, params)?;
-                self.on_frame_detached(session, &ev.frame_id, ev.reason.as_deref());
+            E::FrameDetached(ev) => {
+                self.on_frame_detached(session, &ev.frame_id, ev.reason.as_deref())
             }
-            "Page.javascriptDialogOpening" => {
-                let ev: cdp::DialogOpening<'_> = parse(method, params)?;
-                self.on_dialog_opening(&ev);
-            }
-            "Page.javascriptDialogClosed" => {
-                let ev: cdp::DialogClosed<'_> = parse(method, params)?;
-                self.on_dialog_closed(&ev);
-            }
-            "Runtime.executionContextCreated" => {
-                let ev: cdp::ExecutionContextCreated<'_> = parse(method, params)?;
+            E::DialogOpening(ev) => self.on_dialog_opening(&ev),
+            E::DialogClosed(ev) => self.on_dialog_closed(&ev),
+            E::ExecutionContextCreated(ev) => {
                 if let Some(frame) = ev.context.aux_data.and_then(|a| a.frame_id) {
                     if let Some(s) = self.sessions.get_mut(session) {
                         s.add_context(ev.context.id, frame.into_owned());
                     }
                 }
             }
-            "Runtime.executionContextDestroyed" => {
-                let ev: cdp::ExecutionContextDestroyed = parse(method, params)?;
+            E::ExecutionContextDestroyed(ev) => {
                 if let Some(s) = self.sessions.get_mut(session) {
                     s.contexts.retain(|(c, _)| *c != ev.execution_context_id);
                 }
             }
-            "Runtime.executionContextsCleared" => {
+            E::ExecutionContextsCleared => {
                 if let Some(s) = self.sessions.get_mut(session) {
                     s.contexts.clear();
                 }
             }
-            "Runtime.consoleAPICalled" => {
-                let ev: cdp::ConsoleApiCalled<'_> = parse(method, params)?;
+            E::ConsoleApiCalled(ev) => {
                 if let Some(level) = console_level(&ev) {
-                    let text = console_text(ev.args);
+                    let text = console_text(&ev.args);
                     self.record_console(session, level, text, ev.execution_context_id);
                 }
             }
-            "Runtime.exceptionThrown" => {
-                let ev: cdp::ExceptionThrown<'_> = parse(method, params)?;
+            E::ExceptionThrown(ev) => {
                 let text = exception_text(&ev.exception_details);
                 let ctx = ev.exception_details.execution_context_id;
                 self.record_console(session, "exception", text, ctx);
             }
-            "Fetch.requestPaused" => {
-                let ev: cdp::RequestPaused<'_> = parse(method, params)?;
-                self.on_request_paused(session, &ev);
-            }
-            "Inspector.targetCrashed" => self.on_crashed(session),
-            "Inspector.detached" => {
-                let ev: cdp::InspectorDetached<'_> = parse(method, params)?;
+            E::RequestPaused(ev) => self.on_request_paused(session, &ev),
+            E::TargetCrashed => self.on_crashed(session),
+            E::InspectorDetached(ev) => {
                 self.warn(format!("session {session} detached: {}", ev.reason));
                 self.on_detached_from_target(session);
             }
-            _ => {}
+            E::AttachedToTarget(_) | E::DetachedFromTarget(_) => {}
         }
         Ok(())
     }
@@ -1539,26 +1521,6 @@ const EVALUATING_METHODS: &[&str] = &[
     "Runtime.runScript",
 ];
 
-/// Events the supervisor reads; all others are skipped unparsed.
-const HANDLED_EVENTS: &[&str] = &[
-    "Target.attachedToTarget",
-    "Target.detachedFromTarget",
-    "Page.frameAttached",
-    "Page.frameNavigated",
-    "Page.navigatedWithinDocument",
-    "Page.frameDetached",
-    "Page.javascriptDialogOpening",
-    "Page.javascriptDialogClosed",
-    "Runtime.executionContextCreated",
-    "Runtime.executionContextDestroyed",
-    "Runtime.executionContextsCleared",
-    "Runtime.consoleAPICalled",
-    "Runtime.exceptionThrown",
-    "Inspector.targetCrashed",
-    "Inspector.detached",
-    "Fetch.requestPaused",
-];
-
 /// Sizes of the supervisor's tables (see [`Supervisor::table_sizes`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TableSizes {
@@ -1595,5 +1557,29 @@ pub(crate) fn parse<'a, T: Deserialize<'a>>(
 impl crate::frame::Frame {
     fn is_oopif_owned_elsewhere(&self, session: &str) -> bool {
         self.info.is_oopif && self.owner_session != session
+    }
+}
+
+/// A message that did not parse: if its envelope is fine, blame the params of its method.
+fn classify_parse_error(text: &str, error: serde_json::Error) -> InputError {
+    #[derive(Deserialize)]
+    struct Lazy<'a> {
+        #[serde(default, borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+        #[serde(default, borrow)]
+        #[allow(dead_code)] // only its validity matters
+        params: Option<&'a RawValue>,
+    }
+    match serde_json::from_str::<Lazy<'_>>(text) {
+        Ok(Lazy {
+            method: Some(method),
+            ..
+        }) if text.trim_start().starts_with('{') => InputError::BadParams {
+            method: method.into_owned(),
+            error: error.to_string(),
+        },
+        _ => InputError::Malformed {
+            error: error.to_string(),
+        },
     }
 }

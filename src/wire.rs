@@ -1,13 +1,19 @@
-//! The CDP wire envelope: one WebSocket text frame, read lazily.
+//! The CDP wire envelope: one WebSocket text frame, read in one pass.
 //!
-//! Only `id`, `method` and `sessionId` are decoded up front; `params`, `result` and
-//! `error` stay raw JSON slices ([`RawValue`]) until a handler asks for them, so events
-//! the supervisor does not handle cost one validating scan and nothing else.
+//! `id`, `method` and `sessionId` are decoded; `result` and `error` stay raw JSON slices
+//! ([`RawValue`]) for the reply's owner to read; `params` of the events the supervisor
+//! handles are parsed into their typed struct *during the same pass* (CDP puts `method`
+//! before `params`), and the params of every other event are skipped without building
+//! anything. Supervising a page therefore costs about one validating read of its JSON.
 
 use std::borrow::Cow;
+use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
+
+use crate::cdp::{deserialize_event, CdpEvent};
 
 /// One incoming CDP message, borrowed from the frame's text.
 ///
@@ -16,37 +22,185 @@ use serde_json::value::RawValue;
 /// let env = Envelope::parse(r#"{"id":7,"result":{},"sessionId":"S"}"#).unwrap();
 /// assert_eq!(env.id, Some(7));
 /// assert_eq!(env.session_id.as_deref(), Some("S"));
+/// assert!(Envelope::parse("[1]").is_err());
 /// ```
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct Envelope<'a> {
     /// Set on replies; CDP ids are positive integers.
-    #[serde(default)]
     pub id: Option<u64>,
     /// Set on events.
-    #[serde(default, borrow)]
     pub method: Option<Cow<'a, str>>,
     /// The flattened session the message belongs to; absent for the browser session.
-    #[serde(default, borrow, rename = "sessionId")]
     pub session_id: Option<Cow<'a, str>>,
-    /// Event parameters, unparsed.
-    #[serde(default, borrow)]
-    pub params: Option<&'a RawValue>,
+    /// Event parameters: parsed, skipped, or raw when they came before `method`.
+    pub(crate) params: Params<'a>,
     /// A successful reply's result, unparsed.
-    #[serde(default, borrow)]
     pub result: Option<&'a RawValue>,
     /// A failed reply's error, unparsed.
-    #[serde(default, borrow)]
     pub error: Option<&'a RawValue>,
 }
 
+/// An event's params as the envelope read them.
+#[derive(Debug)]
+pub(crate) enum Params<'a> {
+    /// No `params` key.
+    Absent,
+    /// Parsed into the handled event's struct.
+    Event(Box<CdpEvent<'a>>),
+    /// Not an event the supervisor handles: skipped.
+    Skipped,
+    /// `params` came before `method`: kept raw, parsed once the method is known.
+    Raw(&'a RawValue),
+}
+
 impl<'a> Envelope<'a> {
-    /// Parses one message. Fails on anything that is not a JSON object of the right shape.
+    /// Parses one message. Fails on anything that is not a JSON object of the CDP shape,
+    /// including params of a handled event that do not have that event's shape.
     pub fn parse(text: &'a str) -> Result<Self, serde_json::Error> {
-        // serde accepts a JSON array for a struct; a CDP message is always an object.
+        // serde would accept a JSON array for a struct; a CDP message is always an object.
         if !text.trim_start().starts_with('{') {
-            return Err(serde::de::Error::custom("a CDP message is a JSON object"));
+            return Err(de::Error::custom("a CDP message is a JSON object"));
         }
         serde_json::from_str(text)
+    }
+
+    /// The handled event this message carries, parsing raw params if needed:
+    /// `Ok(None)` for events the supervisor does not handle.
+    pub(crate) fn take_event(&mut self) -> Result<Option<CdpEvent<'a>>, serde_json::Error> {
+        let Some(method) = self.method.as_deref() else {
+            return Ok(None);
+        };
+        match std::mem::replace(&mut self.params, Params::Skipped) {
+            Params::Event(ev) => Ok(Some(*ev)),
+            Params::Skipped => Ok(None),
+            Params::Raw(raw) => {
+                let mut d = serde_json::Deserializer::from_str(raw.get());
+                deserialize_event(method, &mut d)
+            }
+            Params::Absent => {
+                let mut d = serde_json::Deserializer::from_str("{}");
+                deserialize_event(method, &mut d)
+            }
+        }
+    }
+}
+
+/// The keys of a CDP message.
+enum Field {
+    Id,
+    Method,
+    SessionId,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct FieldVisitor;
+        impl Visitor<'_> for FieldVisitor {
+            type Value = Field;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a CDP message key")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Field, E> {
+                Ok(match v {
+                    "id" => Field::Id,
+                    "method" => Field::Method,
+                    "sessionId" => Field::SessionId,
+                    "params" => Field::Params,
+                    "result" => Field::Result,
+                    "error" => Field::Error,
+                    _ => Field::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(FieldVisitor)
+    }
+}
+
+/// A string value, borrowed from the text when it has no escapes.
+struct CowStr<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for CowStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct CowVisitor;
+        impl<'de> Visitor<'de> for CowVisitor {
+            type Value = CowStr<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(CowVisitor)
+    }
+}
+
+/// Reads `params` knowing the method.
+struct ParamsSeed<'m>(&'m str);
+
+impl<'de> DeserializeSeed<'de> for ParamsSeed<'_> {
+    type Value = Params<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Params<'de>, D::Error> {
+        Ok(match deserialize_event(self.0, d)? {
+            Some(ev) => Params::Event(Box::new(ev)),
+            None => Params::Skipped,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Envelope<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct EnvelopeVisitor;
+        impl<'de> Visitor<'de> for EnvelopeVisitor {
+            type Value = Envelope<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a CDP message object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope<'de>, A::Error> {
+                let mut env = Envelope {
+                    id: None,
+                    method: None,
+                    session_id: None,
+                    params: Params::Absent,
+                    result: None,
+                    error: None,
+                };
+                while let Some(key) = map.next_key::<Field>()? {
+                    match key {
+                        Field::Id => env.id = map.next_value()?,
+                        Field::Method => {
+                            env.method = map.next_value::<Option<CowStr<'de>>>()?.map(|c| c.0)
+                        }
+                        Field::SessionId => {
+                            env.session_id = map.next_value::<Option<CowStr<'de>>>()?.map(|c| c.0)
+                        }
+                        Field::Params => {
+                            env.params = match env.method.as_deref() {
+                                Some(m) => map.next_value_seed(ParamsSeed(m))?,
+                                None => Params::Raw(map.next_value()?),
+                            }
+                        }
+                        Field::Result => env.result = Some(map.next_value()?),
+                        Field::Error => env.error = Some(map.next_value()?),
+                        Field::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(env)
+            }
+        }
+        d.deserialize_map(EnvelopeVisitor)
     }
 }
 
@@ -164,5 +318,20 @@ mod tests {
     fn envelope_accepts_escaped_strings() {
         let e = Envelope::parse(r#"{"method":"Page.a\u0062","sessionId":"S\n"}"#).unwrap();
         assert_eq!(e.method.as_deref(), Some("Page.ab"));
+    }
+
+    #[test]
+    fn params_before_method_are_parsed_later() {
+        let mut e = Envelope::parse(
+            r#"{"params":{"frameId":"F","parentFrameId":"P"},"method":"Page.frameAttached"}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            e.take_event(),
+            Ok(Some(CdpEvent::FrameAttached(_)))
+        ));
+        let mut e =
+            Envelope::parse(r#"{"method":"Network.dataReceived","params":{"x":[1]}}"#).unwrap();
+        assert!(matches!(e.take_event(), Ok(None)));
     }
 }
