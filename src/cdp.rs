@@ -237,15 +237,94 @@ pub(crate) struct ExecutionContextDestroyed {
     pub execution_context_id: i64,
 }
 
-/// `Runtime.consoleAPICalled`; the arguments are read in the same pass (borrowed).
-#[derive(Debug, Deserialize)]
+/// `Runtime.consoleAPICalled`. The arguments of an error or assert are turned into the
+/// entry's text while they are read (no list of objects is built); those of other types
+/// are skipped. CDP sends `type` before `args`, so this stays one pass.
+#[derive(Debug)]
 pub(crate) struct ConsoleApiCalled<'a> {
-    #[serde(rename = "type", borrow)]
     pub kind: Cow<'a, str>,
-    #[serde(default, borrow)]
-    pub args: Vec<RemoteObject<'a>>,
-    #[serde(default, rename = "executionContextId")]
+    /// The joined text, for errors and asserts only.
+    pub text: Option<String>,
     pub execution_context_id: Option<i64>,
+}
+
+impl<'de> Deserialize<'de> for ConsoleApiCalled<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ConsoleApiCalled<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("Runtime.consoleAPICalled params")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut kind: Option<Cow<'de, str>> = None;
+                let mut text = None;
+                let mut ctx = None;
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "type" => kind = Some(map.next_value::<BorrowedCow<'de>>()?.0),
+                        "args" => {
+                            let wanted = kind
+                                .as_deref()
+                                .is_none_or(|k| crate::console::is_recorded_level(k));
+                            if wanted {
+                                text = Some(map.next_value::<ConsoleText>()?.0);
+                            } else {
+                                map.next_value::<IgnoredAny>()?;
+                            }
+                        }
+                        "executionContextId" => ctx = map.next_value()?,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                let kind = kind.ok_or_else(|| serde::de::Error::missing_field("type"))?;
+                Ok(ConsoleApiCalled {
+                    kind,
+                    text,
+                    execution_context_id: ctx,
+                })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A string borrowed from the input when it has no escapes.
+pub(crate) struct BorrowedCow<'a>(pub Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for BorrowedCow<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct W<'a>(#[serde(borrow)] Cow<'a, str>);
+        W::deserialize(d).map(|w| BorrowedCow(w.0))
+    }
+}
+
+/// Console arguments joined into one text as they are read.
+struct ConsoleText(String);
+
+impl<'de> Deserialize<'de> for ConsoleText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{SeqAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ConsoleText;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("console arguments")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ConsoleText, A::Error> {
+                let mut text = String::new();
+                while let Some(object) = seq.next_element::<RemoteObject<'de>>()? {
+                    crate::console::append_arg(&mut text, &object);
+                }
+                Ok(ConsoleText(crate::console::truncate(text)))
+            }
+        }
+        d.deserialize_seq(V)
+    }
 }
 
 /// A `Runtime.RemoteObject`, the parts a log line needs.

@@ -1,7 +1,9 @@
 //! Console errors (SPEC §5): the text of an uncaught exception or a `console.error` /
 //! `console.assert` call, bounded in length.
 
-use crate::cdp::{ConsoleApiCalled, ExceptionDetails, RemoteObject};
+use std::borrow::Cow;
+
+use crate::cdp::{BorrowedCow, ConsoleApiCalled, ExceptionDetails, RemoteObject};
 
 /// Characters kept of one console error's text; the rest is cut with an ellipsis.
 pub const MAX_CONSOLE_TEXT: usize = 2_000;
@@ -15,18 +17,29 @@ pub(crate) fn console_level(call: &ConsoleApiCalled<'_>) -> Option<&'static str>
     }
 }
 
-/// Joins the console arguments the way DevTools prints them: strings verbatim, other
-/// values by their description.
+/// Whether console calls of this type are recorded (their arguments are worth reading).
+pub(crate) fn is_recorded_level(kind: &str) -> bool {
+    matches!(kind, "error" | "assert")
+}
+
+/// Appends one console argument the way DevTools prints it: strings verbatim, other
+/// values by their description; stops growing past the text bound.
+pub(crate) fn append_arg(text: &mut String, object: &RemoteObject<'_>) {
+    if text.len() > MAX_CONSOLE_TEXT {
+        return;
+    }
+    if !text.is_empty() {
+        text.push(' ');
+    }
+    text.push_str(&remote_object_text(object));
+}
+
+/// Joins console arguments (see [`append_arg`]).
+#[cfg(test)]
 pub(crate) fn console_text(objects: &[RemoteObject<'_>]) -> String {
     let mut text = String::new();
-    for (i, o) in objects.iter().enumerate() {
-        if i > 0 {
-            text.push(' ');
-        }
-        text.push_str(&remote_object_text(o));
-        if text.len() > MAX_CONSOLE_TEXT {
-            break;
-        }
+    for o in objects {
+        append_arg(&mut text, o);
     }
     truncate(text)
 }
@@ -40,7 +53,7 @@ pub(crate) fn exception_text(details: &ExceptionDetails<'_>) -> String {
             if t.is_empty() {
                 details.text.to_string()
             } else {
-                t
+                t.into_owned()
             }
         }
         None => details.text.to_string(),
@@ -48,27 +61,27 @@ pub(crate) fn exception_text(details: &ExceptionDetails<'_>) -> String {
     truncate(text)
 }
 
-fn remote_object_text(o: &RemoteObject<'_>) -> String {
+fn remote_object_text<'a>(o: &'a RemoteObject<'_>) -> Cow<'a, str> {
     if o.kind == "string" {
         if let Some(v) = o.value {
-            if let Ok(s) = serde_json::from_str::<std::borrow::Cow<'_, str>>(v.get()) {
-                return s.into_owned();
+            if let Ok(s) = serde_json::from_str::<BorrowedCow<'a>>(v.get()) {
+                return s.0;
             }
         }
     }
     if let Some(d) = &o.description {
-        return d.to_string();
+        return Cow::Borrowed(d.as_ref());
     }
     if let Some(u) = &o.unserializable_value {
-        return u.to_string();
+        return Cow::Borrowed(u.as_ref());
     }
     match o.value {
-        Some(v) => v.get().to_owned(),
-        None => o.kind.to_string(),
+        Some(v) => Cow::Borrowed(v.get()),
+        None => Cow::Borrowed(o.kind.as_ref()),
     }
 }
 
-fn truncate(mut text: String) -> String {
+pub(crate) fn truncate(mut text: String) -> String {
     if text.len() > MAX_CONSOLE_TEXT {
         let mut cut = MAX_CONSOLE_TEXT;
         while !text.is_char_boundary(cut) {

@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use crate::bridge::{self, BridgeRequest};
 use crate::cdp::{self, CdpEvent};
 use crate::command::{blocked_by_dialogs, CommandId, CommandsInFlight, InFlight, Purpose};
-use crate::console::{console_level, console_text, exception_text};
+use crate::console::{console_level, exception_text};
 use crate::dialog::{DialogPolicy, DialogSource, Dialogs};
 use crate::error::{CommandError, DialogError, InputError};
 use crate::frame::{Frames, DEFAULT_MAX_FRAMES};
@@ -804,8 +804,7 @@ impl Supervisor {
                 }
             }
             E::ConsoleApiCalled(ev) => {
-                if let Some(level) = console_level(&ev) {
-                    let text = console_text(&ev.args);
+                if let (Some(level), Some(text)) = (console_level(&ev), ev.text) {
                     self.record_console(session, level, text, ev.execution_context_id);
                 }
             }
@@ -1442,10 +1441,22 @@ impl Supervisor {
         self.page.as_ref().map(|p| p.target_id.as_str())
     }
 
-    /// Emits a `page` diff when the page entry changed.
+    /// Emits a `page` diff when the page entry changed. Runs after every input, so it
+    /// compares in place and builds a new entry only on a change.
     fn update_page(&mut self) {
-        let info = self.page_info();
-        if info != self.last_page_info {
+        let unchanged = match (&self.page, &self.last_page_info) {
+            (None, None) => true,
+            (Some(p), Some(last)) => {
+                let (state, reason) = self.page_state(p);
+                last.target_id == p.target_id
+                    && last.session_id == p.session_id
+                    && last.state == state
+                    && last.reason == reason
+            }
+            _ => false,
+        };
+        if !unchanged {
+            let info = self.page_info();
             self.last_page_info = info.clone();
             self.events
                 .push_back(Event::Diff(Diff::Page { page: info }));
@@ -1454,8 +1465,18 @@ impl Supervisor {
 
     fn page_info(&self) -> Option<PageInfo> {
         let p = self.page.as_ref()?;
-        let wedged = self.dialogs.pending.iter().find(|d| d.wedged);
-        let (state, reason) = match (p.phase, p.enable) {
+        let (state, reason) = self.page_state(p);
+        Some(PageInfo {
+            target_id: p.target_id.clone(),
+            session_id: p.session_id.clone(),
+            state,
+            reason,
+        })
+    }
+
+    /// The page's state, and why when it is blocked.
+    fn page_state(&self, p: &PageTrack) -> (PageState, Option<String>) {
+        match (p.phase, p.enable) {
             (PagePhase::Detached, _) => (PageState::Detached, None),
             (PagePhase::Crashed, _) => (PageState::Crashed, None),
             (PagePhase::Attaching, _) | (PagePhase::Attached, EnableState::Pending) => {
@@ -1468,23 +1489,19 @@ impl Supervisor {
                     self.config.enable_timeout.as_secs_f64()
                 )),
             ),
-            (PagePhase::Attached, EnableState::Done) => match wedged {
-                Some(d) => (
-                    PageState::Blocked,
-                    Some(format!(
-                        "dialog_wedged: {} can no longer be answered (fact 15); call recover",
-                        d.info.id
-                    )),
-                ),
-                None => (PageState::Live, None),
-            },
-        };
-        Some(PageInfo {
-            target_id: p.target_id.clone(),
-            session_id: p.session_id.clone(),
-            state,
-            reason,
-        })
+            (PagePhase::Attached, EnableState::Done) => {
+                match self.dialogs.pending.iter().find(|d| d.wedged) {
+                    Some(d) => (
+                        PageState::Blocked,
+                        Some(format!(
+                            "dialog_wedged: {} can no longer be answered (fact 15); call recover",
+                            d.info.id
+                        )),
+                    ),
+                    None => (PageState::Live, None),
+                }
+            }
+        }
     }
 
     /// SPEC §6.7: the session a command for `frame_id` goes to.
