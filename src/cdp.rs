@@ -267,7 +267,7 @@ impl<'de> Deserialize<'de> for ConsoleApiCalled<'de> {
                         "args" => {
                             let wanted = kind
                                 .as_deref()
-                                .is_none_or(|k| crate::console::is_recorded_level(k));
+                                .is_none_or(crate::console::is_recorded_level);
                             if wanted {
                                 text = Some(map.next_value::<ConsoleText>()?.0);
                             } else {
