@@ -22,10 +22,15 @@ pub(crate) struct Frame {
     pub seq: u64,
 }
 
-/// Every known frame of the tab.
+/// Every known frame of the tab, indexed by id, by knowledge order and by parent, so that
+/// eviction, subtree walks and removals cost O(log n) per frame touched, also at the cap.
 #[derive(Debug, Default)]
 pub(crate) struct Frames {
-    pub by_id: BTreeMap<String, Frame>,
+    by_id: BTreeMap<String, Frame>,
+    /// Knowledge order → id: the oldest is the eviction victim.
+    by_seq: BTreeMap<u64, String>,
+    /// Parent id → child ids (the parent need not be known: orphans wait here).
+    children: BTreeMap<String, BTreeSet<String>>,
     next_seq: u64,
 }
 
@@ -34,8 +39,35 @@ impl Frames {
         self.by_id.get(id)
     }
 
-    pub fn get_mut(&mut self, id: &str) -> Option<&mut Frame> {
-        self.by_id.get_mut(id)
+    /// Mutable access to a frame's owner; its parent changes go through [`Frames::set_parent`].
+    pub fn set_owner(&mut self, id: &str, owner_session: &str) {
+        if let Some(f) = self.by_id.get_mut(id) {
+            if f.owner_session != owner_session {
+                f.owner_session = owner_session.to_owned();
+            }
+        }
+    }
+
+    /// Applies `change` to a frame's info, keeping the parent index right and refusing a
+    /// frame that would be its own parent. Returns the info before and after, or `None`
+    /// for an unknown frame.
+    pub fn change(
+        &mut self,
+        id: &str,
+        change: impl FnOnce(&mut FrameInfo),
+    ) -> Option<(FrameInfo, FrameInfo)> {
+        let frame = self.by_id.get_mut(id)?;
+        let before = frame.info.clone();
+        change(&mut frame.info);
+        if frame.info.parent_frame_id.as_deref() == Some(id) {
+            frame.info.parent_frame_id = before.parent_frame_id.clone();
+        }
+        let after = frame.info.clone();
+        if before.parent_frame_id != after.parent_frame_id {
+            self.unlink(id, before.parent_frame_id.as_deref());
+            self.link(id, after.parent_frame_id.as_deref());
+        }
+        Some((before, after))
     }
 
     pub fn len(&self) -> usize {
@@ -46,8 +78,15 @@ impl Frames {
     pub fn insert(&mut self, info: FrameInfo, owner_session: String) {
         let seq = self.next_seq;
         self.next_seq += 1;
+        let id = info.frame_id.clone();
+        if let Some(old) = self.remove(&id) {
+            // Re-inserting a known id replaces it (the supervisor checks first).
+            drop(old);
+        }
+        self.link(&id, info.parent_frame_id.as_deref());
+        self.by_seq.insert(seq, id.clone());
         self.by_id.insert(
-            info.frame_id.clone(),
+            id,
             Frame {
                 info,
                 owner_session,
@@ -57,30 +96,46 @@ impl Frames {
     }
 
     pub fn remove(&mut self, id: &str) -> Option<Frame> {
-        self.by_id.remove(id)
+        let frame = self.by_id.remove(id)?;
+        self.by_seq.remove(&frame.seq);
+        self.unlink(id, frame.info.parent_frame_id.as_deref());
+        Some(frame)
     }
 
-    /// Every descendant of `id` (not `id` itself), parents before children. Cycles in
-    /// hostile input cannot loop: each frame is visited once.
-    pub fn descendants(&self, id: &str) -> Vec<String> {
-        let mut children_of: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for f in self.by_id.values() {
-            if let Some(p) = f.info.parent_frame_id.as_deref() {
-                children_of.entry(p).or_default().push(&f.info.frame_id);
+    fn link(&mut self, id: &str, parent: Option<&str>) {
+        if let Some(p) = parent {
+            self.children
+                .entry(p.to_owned())
+                .or_default()
+                .insert(id.to_owned());
+        }
+    }
+
+    fn unlink(&mut self, id: &str, parent: Option<&str>) {
+        if let Some(p) = parent {
+            if let Some(set) = self.children.get_mut(p) {
+                set.remove(id);
+                if set.is_empty() {
+                    self.children.remove(p);
+                }
             }
         }
+    }
+
+    /// Every descendant of `id` (not `id` itself), parents before children, each once even
+    /// if hostile input made a cycle.
+    pub fn descendants(&self, id: &str) -> Vec<String> {
         let mut seen: BTreeSet<&str> = BTreeSet::new();
         seen.insert(id);
-        let mut out = Vec::new();
+        let mut out: Vec<String> = Vec::new();
         let mut i = 0;
-        let mut frontier = vec![id];
-        while i < frontier.len() {
-            let cur = frontier[i];
+        let mut frontier: Vec<&str> = vec![id];
+        while let Some(&cur) = frontier.get(i) {
             i += 1;
-            for &c in children_of.get(cur).map(Vec::as_slice).unwrap_or(&[]) {
+            for c in self.children.get(cur).into_iter().flatten() {
                 if seen.insert(c) {
                     frontier.push(c);
-                    out.push(c.to_owned());
+                    out.push(c.clone());
                 }
             }
         }
@@ -89,21 +144,76 @@ impl Frames {
 
     /// The oldest-known frame other than `keep`: the eviction victim when full.
     pub fn oldest_except(&self, keep: Option<&str>) -> Option<String> {
-        self.by_id
+        self.by_seq
             .values()
-            .filter(|f| Some(f.info.frame_id.as_str()) != keep)
-            .min_by_key(|f| f.seq)
-            .map(|f| f.info.frame_id.clone())
+            .find(|id| Some(id.as_str()) != keep)
+            .cloned()
     }
 
     /// Frames in knowledge order.
-    pub fn in_order(&self) -> Vec<&Frame> {
-        let mut v: Vec<&Frame> = self.by_id.values().collect();
-        v.sort_by_key(|f| f.seq);
-        v
+    pub fn in_order(&self) -> impl Iterator<Item = &Frame> {
+        self.by_seq.values().filter_map(|id| self.by_id.get(id))
+    }
+
+    /// Frames whose owner is one of `sessions`, in knowledge order.
+    pub fn owned_by(&self, sessions: &[String]) -> Vec<String> {
+        self.in_order()
+            .filter(|f| sessions.contains(&f.owner_session))
+            .map(|f| f.info.frame_id.clone())
+            .collect()
     }
 
     pub fn clear(&mut self) {
         self.by_id.clear();
+        self.by_seq.clear();
+        self.children.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(id: &str, parent: Option<&str>) -> FrameInfo {
+        FrameInfo {
+            frame_id: id.into(),
+            parent_frame_id: parent.map(Into::into),
+            url: String::new(),
+            origin: String::new(),
+            name: String::new(),
+            is_oopif: false,
+            session_id: None,
+        }
+    }
+
+    #[test]
+    fn indexes_follow_inserts_reparents_and_removals() {
+        let mut f = Frames::default();
+        f.insert(info("T", None), "S".into());
+        f.insert(info("A", Some("T")), "S".into());
+        f.insert(info("B", Some("A")), "S".into());
+        f.insert(info("C", Some("B")), "S".into());
+        assert_eq!(f.descendants("A"), ["B", "C"]);
+        f.change("C", |i| i.parent_frame_id = Some("T".into()));
+        assert_eq!(f.descendants("A"), ["B"]);
+        assert_eq!(f.descendants("T"), ["A", "C", "B"]);
+        f.remove("A");
+        assert_eq!(f.descendants("T"), ["C"]);
+        assert_eq!(f.oldest_except(Some("T")).as_deref(), Some("B"));
+        f.change("B", |i| i.parent_frame_id = Some("B".into()));
+        let parent = f.get("B").unwrap().info.parent_frame_id.clone();
+        assert_eq!(
+            parent.as_deref(),
+            Some("A"),
+            "never its own parent: the old one stays"
+        );
+    }
+
+    #[test]
+    fn cycles_do_not_loop() {
+        let mut f = Frames::default();
+        f.insert(info("X", Some("Y")), "S".into());
+        f.insert(info("Y", Some("X")), "S".into());
+        assert_eq!(f.descendants("X"), ["Y"]);
     }
 }

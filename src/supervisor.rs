@@ -461,7 +461,7 @@ impl Supervisor {
             recent_dialogs: self.dialogs.recent.iter().cloned().collect(),
             frame_tree: build_frame_tree(
                 self.page.as_ref().map(|p| p.target_id.as_str()),
-                frames.into_iter().map(|f| &f.info),
+                frames.map(|f| &f.info),
             ),
             console_errors: self.console_errors.iter().cloned().collect(),
             page: self.page_info(),
@@ -940,9 +940,7 @@ impl Supervisor {
                 if owned_here {
                     let old_children = self.frames.descendants(&frame_id);
                     self.drop_frames(old_children);
-                    if let Some(f) = self.frames.get_mut(&frame_id) {
-                        f.owner_session = parent;
-                    }
+                    self.frames.set_owner(&frame_id, &parent);
                     self.update_frame(&frame_id, |f| {
                         f.is_oopif = false;
                         f.session_id = None;
@@ -977,10 +975,14 @@ impl Supervisor {
         while !self.dialogs.pending.is_empty() {
             self.close_dialog(0, ClosedBy::Remote, false, None);
         }
-        for f in self.frames.in_order() {
-            self.events.push_back(Event::Diff(Diff::FrameRemoved {
-                frame_id: f.info.frame_id.clone(),
-            }));
+        let removed: Vec<String> = self
+            .frames
+            .in_order()
+            .map(|f| f.info.frame_id.clone())
+            .collect();
+        for frame_id in removed {
+            self.events
+                .push_back(Event::Diff(Diff::FrameRemoved { frame_id }));
         }
         self.frames.clear();
         self.sessions.clear();
@@ -1070,14 +1072,7 @@ impl Supervisor {
                 self.close_dialog(0, ClosedBy::Remote, false, None);
             }
         } else {
-            let frames: Vec<String> = self
-                .frames
-                .by_id
-                .values()
-                .filter(|f| f.owner_session == session_id)
-                .map(|f| f.info.frame_id.clone())
-                .collect();
-            for f in frames {
+            for f in self.frames.owned_by(&sessions) {
                 self.close_dialogs_of_frame(&f);
             }
         }
@@ -1131,9 +1126,7 @@ impl Supervisor {
                 self.give_up_bridge_dialogs_of_frame(id);
             }
             if own_root {
-                if let Some(f) = self.frames.get_mut(id) {
-                    f.owner_session = session.to_owned();
-                }
+                self.frames.set_owner(id, session);
             }
             self.update_frame(id, |f| {
                 f.url = url;
@@ -1188,9 +1181,7 @@ impl Supervisor {
     ) {
         let parent = parent.filter(|p| *p != frame_id);
         if self.frames.get(frame_id).is_some() {
-            if let Some(f) = self.frames.get_mut(frame_id) {
-                f.owner_session = session.to_owned();
-            }
+            self.frames.set_owner(frame_id, session);
             self.update_frame(frame_id, |f| {
                 f.is_oopif = true;
                 f.session_id = Some(session.to_owned());
@@ -1252,18 +1243,11 @@ impl Supervisor {
 
     /// Applies `change` to a frame's info and emits `frame_updated` if anything changed.
     fn update_frame(&mut self, frame_id: &str, change: impl FnOnce(&mut FrameInfo)) {
-        let Some(frame) = self.frames.get_mut(frame_id) else {
-            return;
-        };
-        let before = frame.info.clone();
-        change(&mut frame.info);
-        if frame.info.parent_frame_id.as_deref() == Some(frame_id) {
-            frame.info.parent_frame_id = before.parent_frame_id.clone();
-        }
-        if frame.info != before {
-            let info = frame.info.clone();
-            self.events
-                .push_back(Event::Diff(Diff::FrameUpdated { frame: info }));
+        if let Some((before, after)) = self.frames.change(frame_id, change) {
+            if after != before {
+                self.events
+                    .push_back(Event::Diff(Diff::FrameUpdated { frame: after }));
+            }
         }
     }
 
@@ -1321,13 +1305,7 @@ impl Supervisor {
         }) {
             self.close_dialog(i, ClosedBy::Remote, false, None);
         }
-        let orphaned: Vec<String> = self
-            .frames
-            .in_order()
-            .into_iter()
-            .filter(|f| removed.contains(&f.owner_session))
-            .map(|f| f.info.frame_id.clone())
-            .collect();
+        let orphaned = self.frames.owned_by(&removed);
         let mut gone = Vec::new();
         for f in orphaned {
             if !gone.contains(&f) {
