@@ -55,8 +55,13 @@ pub enum Op {
     /// A new in-process frame under `parent`, reported on the session that holds the
     /// parent's document; `navigate` also reports its first navigation.
     FrameAttached { parent: Pick, navigate: bool },
-    /// Many frames under one parent at once (reaches the frame cap).
-    FrameBurst { parent: Pick, count: u8 },
+    /// Many frames under one parent at once (reaches the frame cap); with `oopif`, each
+    /// becomes an OOPIF right away (reaches the session cap).
+    FrameBurst {
+        parent: Pick,
+        count: u8,
+        oopif: bool,
+    },
     /// A frame navigates: the top cross-document (fact 5: first-level OOPIF sessions
     /// detach, nested ones vanish silently, the dialog showing closes), a subframe likewise
     /// for its subtree; or within the document.
@@ -911,10 +916,19 @@ impl Driver {
 
     fn apply_op(&mut self, op: &Op) {
         match *op {
-            Op::FrameAttached { parent, navigate } => self.attach_frame(parent, navigate),
-            Op::FrameBurst { parent, count } => {
-                for _ in 0..(count % 32) {
-                    self.attach_frame(parent, false);
+            Op::FrameAttached { parent, navigate } => {
+                self.attach_frame(parent, navigate);
+            }
+            Op::FrameBurst {
+                parent,
+                count,
+                oopif,
+            } => {
+                for i in 0..(count % 32) {
+                    let id = self.attach_frame(parent, false);
+                    if let (true, Some(id)) = (oopif, id) {
+                        self.swap_frame_id(id, i % 2 == 0, true);
+                    }
                 }
             }
             Op::FrameNavigated {
@@ -1185,7 +1199,8 @@ impl Driver {
         }
     }
 
-    fn attach_frame(&mut self, parent: Pick, navigate: bool) {
+    /// Attaches a new frame; returns its id when its parent is known.
+    fn attach_frame(&mut self, parent: Pick, navigate: bool) -> Option<String> {
         let parent = self.tab.pick_frame(parent);
         let id = self.tab.fresh("F");
         let Some(session) = self.tab.doc_session(&parent) else {
@@ -1193,7 +1208,7 @@ impl Driver {
             let params = format!(r#"{{"frameId":"{id}","parentFrameId":"{parent}"}}"#);
             let ps = self.tab.page_session.clone();
             let _ = self.feed(&event(ps.as_deref(), "Page.frameAttached", &params));
-            return;
+            return None;
         };
         self.tab.frames.push(ModelFrame {
             id: id.clone(),
@@ -1212,6 +1227,7 @@ impl Driver {
                 let _ = self.feed(&msg);
             }
         }
+        Some(id)
     }
 
     fn remove_frame(&mut self, frame: Pick, targets_first: bool) {
@@ -1220,7 +1236,10 @@ impl Driver {
         } else {
             match self.tab.pick_subframe(frame) {
                 Some(id) => id,
-                None => return self.attach_frame(frame, true),
+                None => {
+                    self.attach_frame(frame, true);
+                    return;
+                }
             }
         };
         let host = self.tab.host(&id).or(self.tab.page_session.clone());
@@ -1269,9 +1288,15 @@ impl Driver {
     }
 
     fn swap_frame(&mut self, frame: Pick, detach_first: bool, waiting: bool) {
-        let Some(id) = self.tab.pick_subframe(frame) else {
-            return self.attach_frame(frame, true);
-        };
+        match self.tab.pick_subframe(frame) {
+            Some(id) => self.swap_frame_id(id, detach_first, waiting),
+            None => {
+                self.attach_frame(frame, true);
+            }
+        }
+    }
+
+    fn swap_frame_id(&mut self, id: String, detach_first: bool, waiting: bool) {
         let Some(host) = self.tab.host(&id) else {
             return;
         };
