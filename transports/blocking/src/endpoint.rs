@@ -113,20 +113,51 @@ fn http_get(authority: &str, path: &str) -> Result<String, String> {
     stream
         .write_all(request.as_bytes())
         .map_err(|e| format!("cannot send GET {path}: {e}"))?;
+    // Read until the headers and Content-Length bytes are in: Chromium's DevTools
+    // server may keep the connection open despite `Connection: close`.
     let mut raw = Vec::new();
-    // Bounded read: /json/version is a few hundred bytes.
-    stream
-        .take(1 << 20)
-        .read_to_end(&mut raw)
-        .map_err(|e| format!("cannot read the reply to GET {path}: {e}"))?;
-    let text = String::from_utf8_lossy(&raw);
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| format!("GET {path}: the reply is not HTTP"))?;
-    let status = head.lines().next().unwrap_or("");
-    if !status.split_whitespace().nth(1).is_some_and(|c| c == "200") {
-        return Err(format!("GET {path} answered {status:?}"));
+    let mut buf = [0u8; 4096];
+    loop {
+        if let Some(body) = complete_body(&raw)? {
+            return Ok(body);
+        }
+        if raw.len() > 1 << 20 {
+            return Err(format!("GET {path}: the reply is over 1 MiB"));
+        }
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+            Err(e) => return Err(format!("cannot read the reply to GET {path}: {e}")),
+        }
     }
+    // Closed before Content-Length was reached, or no Content-Length: take what came.
+    let text = String::from_utf8_lossy(&raw);
+    match text.split_once("\r\n\r\n") {
+        Some((head, body)) => {
+            check_status(head, path)?;
+            Ok(body.to_owned())
+        }
+        None => Err(format!("GET {path}: the reply is not HTTP")),
+    }
+}
+
+fn check_status(head: &str, path: &str) -> Result<(), String> {
+    let status = head.lines().next().unwrap_or("");
+    if status.split_whitespace().nth(1) == Some("200") {
+        Ok(())
+    } else {
+        Err(format!(
+            "GET /json/version answered {status:?} (for {path})"
+        ))
+    }
+}
+
+/// The body once `raw` holds the headers and `Content-Length` bytes of it.
+fn complete_body(raw: &[u8]) -> Result<Option<String>, String> {
+    let text = String::from_utf8_lossy(raw);
+    let Some((head, body)) = text.split_once("\r\n\r\n") else {
+        return Ok(None);
+    };
     let length = head.lines().find_map(|l| {
         let (k, v) = l.split_once(':')?;
         k.trim()
@@ -134,11 +165,13 @@ fn http_get(authority: &str, path: &str) -> Result<String, String> {
             .then(|| v.trim().parse::<usize>().ok())
             .flatten()
     });
-    let body = match length {
-        Some(n) if n <= body.len() => &body[..n],
-        _ => body,
-    };
-    Ok(body.to_owned())
+    match length {
+        Some(n) if body.len() >= n => {
+            check_status(head, "/json/version")?;
+            Ok(Some(body[..n].to_owned()))
+        }
+        _ => Ok(None),
+    }
 }
 
 #[cfg(test)]

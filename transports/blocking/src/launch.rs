@@ -29,6 +29,9 @@ pub const CHROMIUM_FLAGS: &[&str] = &[
 /// Binaries tried on the `PATH` when `$CHROME` is not set, in order.
 pub const CHROMIUM_NAMES: &[&str] = &["chromium", "chromium-browser", "google-chrome"];
 
+/// How long Chromium gets to exit after SIGTERM before it is killed.
+const TERM_GRACE: Duration = Duration::from_secs(3);
+
 /// How long Chromium gets to write `DevToolsActivePort`.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -217,16 +220,19 @@ impl Browser {
 impl Drop for Browser {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            let pgid = child.id();
+            let pid = child.id();
+            // SIGTERM first: Chromium then ends and reaps its own helpers, leaving no
+            // zombies to init. SIGKILL (and the whole process group) if it lingers.
+            let _ = signal("-TERM", &pid.to_string());
+            let end = Instant::now() + TERM_GRACE;
+            while Instant::now() < end && matches!(child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(10));
+            }
             let _ = child.kill();
             let _ = child.wait();
-            // Helpers that outlive the browser for a moment share its process group
-            // (set at spawn); end them by that group's id only.
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &format!("-{pgid}")])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
+            // Helpers that outlive the browser share its process group (set at spawn);
+            // end them by that group's id only.
+            let _ = signal("-KILL", &format!("-{pid}"));
         }
         // A dying helper may still write for a moment: retry briefly.
         for _ in 0..20 {
@@ -236,6 +242,16 @@ impl Drop for Browser {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+}
+
+/// Sends `sig` to `target` (a pid, or `-PGID` for a process group) with `kill(1)`,
+/// which keeps this crate free of `unsafe` FFI.
+fn signal(sig: &str, target: &str) -> io::Result<std::process::ExitStatus> {
+    Command::new("kill")
+        .args([sig, "--", target])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
 }
 
 /// The Chromium binary to launch: `$CHROME` if set, else the first of [`CHROMIUM_NAMES`]

@@ -22,6 +22,8 @@ pub mod launch;
 pub mod record;
 pub mod serve;
 
+pub use cdp_supervisor;
+pub use cdp_supervisor::{DialogAction, DialogPolicy, Snapshot};
 pub use client::{Client, PendingCommand};
 pub use driver::{ClientEvent, CommandUpdate, Options};
 pub use error::ClientError;

@@ -22,7 +22,12 @@ fn every_dialog_type_in_every_kind_of_frame() {
         ("alert", DialogAction::Accept, None, json!("alerted")),
         ("confirm", DialogAction::Accept, None, json!(true)),
         ("confirm", DialogAction::Dismiss, None, json!(false)),
-        ("prompt", DialogAction::Accept, Some("typed"), json!("typed")),
+        (
+            "prompt",
+            DialogAction::Accept,
+            Some("typed"),
+            json!("typed"),
+        ),
         ("prompt", DialogAction::Accept, None, json!("default text")),
         ("prompt", DialogAction::Dismiss, None, Value::Null),
     ];
@@ -52,12 +57,18 @@ fn every_dialog_type_in_every_kind_of_frame() {
     }
     let snap = w.client.snapshot().unwrap();
     assert!(snap.pending_dialogs.is_empty());
-    assert_eq!(snap.recent_dialogs.len(), 20, "the ring keeps the 20 most recent");
+    assert_eq!(
+        snap.recent_dialogs.len(),
+        20,
+        "the ring keeps the 20 most recent"
+    );
     // console.error from every frame, OOPIFs included (SPEC §5).
     for which in ["top", "srcdoc", "cross", "nested"] {
         let id = frame_id_of(which, &frames);
         assert!(
-            snap.console_errors.iter().any(|e| e.frame_id.as_deref() == Some(id.as_str())),
+            snap.console_errors
+                .iter()
+                .any(|e| e.frame_id.as_deref() == Some(id.as_str())),
             "no console error from {which}"
         );
     }
@@ -70,7 +81,10 @@ fn beforeunload_after_a_user_gesture() {
         return;
     };
     let frames = open_demo(&w);
-    assert_eq!(eval_in(&w.client, &frames, "top", "armBeforeUnload()"), json!("armed"));
+    assert_eq!(
+        eval_in(&w.client, &frames, "top", "armBeforeUnload()"),
+        json!("armed")
+    );
     for kind in ["mousePressed", "mouseReleased"] {
         w.client
             .command(
@@ -83,7 +97,12 @@ fn beforeunload_after_a_user_gesture() {
     }
     let nav = w
         .client
-        .start_command(None, "Page.navigate", json!({"url": w.site.url("/title?t=after")}), WAIT)
+        .start_command(
+            None,
+            "Page.navigate",
+            json!({"url": w.site.url("/title?t=after")}),
+            WAIT,
+        )
         .unwrap();
     let dialog = wait_dialog_of(&w.client, "beforeunload");
     assert_eq!(dialog.frame_id, frames.top);
@@ -93,7 +112,10 @@ fn beforeunload_after_a_user_gesture() {
     nav.wait().unwrap();
     w.client
         .wait_for(WAIT, "the new page", |s| {
-            s.frame_tree.top.as_ref().is_some_and(|t| t.url.contains("/title"))
+            s.frame_tree
+                .top
+                .as_ref()
+                .is_some_and(|t| t.url.contains("/title"))
         })
         .unwrap();
 }
@@ -108,7 +130,10 @@ fn auto_policies_answer_at_once() {
     let frames = open_demo(&w);
     w.client.set_policy(DialogPolicy::AutoAccept).unwrap();
     raise(&w.client, &frames, "cross", "prompt", "auto accepted");
-    assert_eq!(last_answer(&w.client, &frames, "cross"), json!("default text"));
+    assert_eq!(
+        last_answer(&w.client, &frames, "cross"),
+        json!("default text")
+    );
     w.client.set_policy(DialogPolicy::AutoDismiss).unwrap();
     raise(&w.client, &frames, "nested", "confirm", "auto dismissed");
     assert_eq!(last_answer(&w.client, &frames, "nested"), json!(false));
@@ -116,8 +141,15 @@ fn auto_policies_answer_at_once() {
         .client
         .wait_for(WAIT, "two closed dialogs", |s| s.recent_dialogs.len() == 2)
         .unwrap();
-    let by: Vec<_> = snap.recent_dialogs.iter().map(|d| (d.closed_by, d.accepted)).collect();
-    assert_eq!(by, [(ClosedBy::AutoPolicy, true), (ClosedBy::AutoPolicy, false)]);
+    let by: Vec<_> = snap
+        .recent_dialogs
+        .iter()
+        .map(|d| (d.closed_by, d.accepted))
+        .collect();
+    assert_eq!(
+        by,
+        [(ClosedBy::AutoPolicy, true), (ClosedBy::AutoPolicy, false)]
+    );
     assert_eq!(snap.recent_dialogs[0].frame_id, frames.cross);
     assert_eq!(snap.recent_dialogs[1].frame_id, frames.nested);
 }
@@ -217,13 +249,18 @@ fn a_wedged_tab_is_reported_blocked_and_recovered() {
     let second = Client::connect(w.browser.ws_url(), opts).unwrap();
     let snap = second
         .wait_for(WAIT, "page blocked", |s| {
-            s.page.as_ref().is_some_and(|p| p.state == PageState::Blocked)
+            s.page
+                .as_ref()
+                .is_some_and(|p| p.state == PageState::Blocked)
         })
         .unwrap();
     assert!(snap.page.unwrap().reason.unwrap().contains("recover"));
     second.recover().unwrap();
     wait_live(&second);
-    assert_eq!(eval(&second, None, "document.title"), json!("cdp-supervise demo"));
+    assert_eq!(
+        eval(&second, None, "document.title"),
+        json!("cdp-supervise demo")
+    );
     second.stop().unwrap();
 }
 
@@ -233,16 +270,25 @@ fn leave_a_dialog_open(ws_url: &str, target: &str) {
     let send = |ws: &mut tungstenite::WebSocket<_>, v: Value| {
         ws.send(tungstenite::Message::text(v.to_string())).unwrap();
     };
-    send(&mut ws, json!({"id": 1, "method": "Target.attachToTarget", "params": {"targetId": target, "flatten": true}}));
+    send(
+        &mut ws,
+        json!({"id": 1, "method": "Target.attachToTarget", "params": {"targetId": target, "flatten": true}}),
+    );
     let session = loop {
         let msg: Value = serde_json::from_str(ws.read().unwrap().to_text().unwrap()).unwrap();
         if msg["id"] == json!(1) {
             break msg["result"]["sessionId"].as_str().unwrap().to_owned();
         }
     };
-    send(&mut ws, json!({"id": 2, "method": "Page.enable", "sessionId": session}));
-    send(&mut ws, json!({"id": 3, "method": "Runtime.evaluate", "sessionId": session,
-        "params": {"expression": "setTimeout(() => alert('orphaned'), 0)"}}));
+    send(
+        &mut ws,
+        json!({"id": 2, "method": "Page.enable", "sessionId": session}),
+    );
+    send(
+        &mut ws,
+        json!({"id": 3, "method": "Runtime.evaluate", "sessionId": session,
+        "params": {"expression": "setTimeout(() => alert('orphaned'), 0)"}}),
+    );
     loop {
         let msg: Value = serde_json::from_str(ws.read().unwrap().to_text().unwrap()).unwrap();
         if msg["method"] == json!("Page.javascriptDialogOpening") {
@@ -276,11 +322,25 @@ fn routing_errors_are_clear() {
     assert!(err.to_string().contains("contentWindow"), "{err}");
     let err = w
         .client
-        .command(Some("NO-SUCH-FRAME"), "Runtime.evaluate", json!({"expression": "1"}), WAIT)
+        .command(
+            Some("NO-SUCH-FRAME"),
+            "Runtime.evaluate",
+            json!({"expression": "1"}),
+            WAIT,
+        )
         .unwrap_err();
     assert!(err.to_string().contains("NO-SUCH-FRAME"), "{err}");
     // The OOPIFs answer with their own document.
-    assert_eq!(eval(&w.client, Some(&frames.cross), "document.title"), json!("cross frame"));
-    assert_eq!(eval(&w.client, Some(&frames.nested), "document.title"), json!("nested frame"));
-    assert_eq!(eval(&w.client, Some(&frames.top), "document.title"), json!("cdp-supervise demo"));
+    assert_eq!(
+        eval(&w.client, Some(&frames.cross), "document.title"),
+        json!("cross frame")
+    );
+    assert_eq!(
+        eval(&w.client, Some(&frames.nested), "document.title"),
+        json!("nested frame")
+    );
+    assert_eq!(
+        eval(&w.client, Some(&frames.top), "document.title"),
+        json!("cdp-supervise demo")
+    );
 }

@@ -14,9 +14,7 @@ use std::time::Duration;
 use cdp_supervisor::replay::{Replayer, Trace};
 use cdp_supervisor::{Config, DialogAction, DialogPolicy, Diff, Event, PageState, Supervisor};
 use cdp_supervisor_blocking::demo::{DemoSite, DEMO_INTERVAL_S};
-use cdp_supervisor_blocking::{
-    Browser, Client, ClientError, ClientEvent, CommandUpdate, Options,
-};
+use cdp_supervisor_blocking::{Browser, Client, ClientError, ClientEvent, CommandUpdate, Options};
 use serde_json::{json, Value};
 
 const USAGE: &str = "\
@@ -215,12 +213,8 @@ fn replay(args: Args) -> Result<(), Failure> {
     let path = args.trace.clone().unwrap_or_default();
     let text = std::fs::read_to_string(&path)
         .map_err(|e| runtime(format!("cannot read trace {}: {e}", path.display())))?;
-    let trace = Trace::parse(&text).map_err(|e| {
-        runtime(format!(
-            "{} is not a trace (SPEC §7): {e}",
-            path.display()
-        ))
-    })?;
+    let trace = Trace::parse(&text)
+        .map_err(|e| runtime(format!("{} is not a trace (SPEC §7): {e}", path.display())))?;
     let mut sup = Supervisor::new(config(&args));
     let mut replayer = Replayer::new(&trace);
     while replayer.step(&mut sup) {
@@ -280,7 +274,11 @@ fn watch(args: Args) -> Result<(), Failure> {
                 }
                 ClientEvent::Connected { url, reconnected } => eprintln!(
                     "cdp-supervise: {} {url}",
-                    if reconnected { "reconnected to" } else { "connected to" }
+                    if reconnected {
+                        "reconnected to"
+                    } else {
+                        "connected to"
+                    }
                 ),
                 ClientEvent::ConnectionLost { error } => {
                     eprintln!("cdp-supervise: connection lost: {error}; reconnecting")
@@ -402,7 +400,10 @@ fn handle_line<'scope>(
     let id = request.get("id").cloned().unwrap_or(Value::Null);
     let str_field = |k: &str| request.get(k).and_then(Value::as_str).map(str::to_owned);
     let Some(cmd) = str_field("cmd") else {
-        emit(&error_line(&id, "missing \"cmd\": one of snapshot, dialog, cdp, policy, recover, settle, stop"));
+        emit(&error_line(
+            &id,
+            "missing \"cmd\": one of snapshot, dialog, cdp, policy, recover, settle, stop",
+        ));
         return Flow::Continue;
     };
     match cmd.as_str() {
@@ -519,9 +520,10 @@ fn handle_line<'scope>(
 fn follow_command(id: &Value, pending: cdp_supervisor_blocking::PendingCommand) {
     loop {
         match pending.next_update(Duration::from_secs(3600)) {
-            Ok(CommandUpdate::Blocked { dialog_id }) => {
-                emit(&typed("blocked", &json!({ "id": id, "dialog_id": dialog_id })))
-            }
+            Ok(CommandUpdate::Blocked { dialog_id }) => emit(&typed(
+                "blocked",
+                &json!({ "id": id, "dialog_id": dialog_id }),
+            )),
             Ok(CommandUpdate::Finished(Ok(text))) => {
                 let result = serde_json::from_str(&text).unwrap_or(Value::Null);
                 emit(&result_line(id, "result", result));

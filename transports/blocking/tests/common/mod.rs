@@ -178,7 +178,12 @@ pub fn wait_dialog(client: &Client) -> cdp_supervisor::PendingDialog {
 /// Schedules a `kind` dialog in the demo frame `which` (from a timer, so the call
 /// returns at once).
 pub fn raise(client: &Client, frames: &DemoFrames, which: &str, kind: &str, message: &str) {
-    let v = eval_in(client, frames, which, &format!("raise('{kind}', '{message}')"));
+    let v = eval_in(
+        client,
+        frames,
+        which,
+        &format!("raise('{kind}', '{message}')"),
+    );
     assert_eq!(v, json!("scheduled"));
 }
 
@@ -190,7 +195,10 @@ pub fn last_answer(client: &Client, frames: &DemoFrames, which: &str) -> Value {
         if v != json!("pending") {
             return v;
         }
-        assert!(std::time::Instant::now() < end, "{which}: the dialog's answer never reached the page");
+        assert!(
+            std::time::Instant::now() < end,
+            "{which}: the dialog's answer never reached the page"
+        );
         // No event tells that the page's script resumed; poll briefly.
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -217,5 +225,9 @@ pub fn wait_closed(client: &Client, id: &str) -> cdp_supervisor::ClosedDialog {
             s.recent_dialogs.iter().any(|d| d.id == id)
         })
         .unwrap();
-    snap.recent_dialogs.iter().find(|d| d.id == id).unwrap().clone()
+    snap.recent_dialogs
+        .iter()
+        .find(|d| d.id == id)
+        .unwrap()
+        .clone()
 }

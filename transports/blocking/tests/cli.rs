@@ -1,0 +1,251 @@
+//! End-to-end: the `cdp-supervise` sidecar (SPEC §8) driven through stdin/stdout.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use cdp_supervisor_blocking::demo::DemoSite;
+use common::*;
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cdp-supervise");
+
+fn traces_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces")
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &[][..],
+        &["frobnicate"][..],
+        &["watch", "--policy", "sometimes"][..],
+        &["watch", "--url", "http://x", "--demo"][..],
+        &["replay"][..],
+    ] {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "stdout stays JSON-only");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("usage"),
+            "{args:?}"
+        );
+    }
+    let out = Command::new(BIN)
+        .args(["watch", "--bridge"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not implemented yet"));
+}
+
+#[test]
+fn unreachable_browser_exits_1() {
+    let out = Command::new(BIN)
+        .args(["watch", "--cdp", "http://127.0.0.1:9"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("127.0.0.1:9"));
+}
+
+#[test]
+fn replay_prints_diffs_and_the_final_snapshot() {
+    let trace = traces_dir().join("srcdoc-and-nested-oopif-dialogs.jsonl");
+    let out = Command::new(BIN)
+        .arg("replay")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (last, diffs) = lines.split_last().unwrap();
+    assert_eq!(last["type"], "snapshot");
+    assert!(last["snapshot"]["frame_tree"].is_object());
+    assert!(diffs
+        .iter()
+        .all(|d| d["type"] == "diff" && d["op"].is_string()));
+    assert!(diffs.iter().any(|d| d["op"] == "dialog_opened"));
+}
+
+struct Sidecar {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+    seen: Vec<Value>,
+}
+
+impl Sidecar {
+    fn spawn(args: &[&str]) -> Sidecar {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let line = line.unwrap();
+                let v: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                if tx.send(v).is_err() {
+                    return;
+                }
+            }
+        });
+        Sidecar {
+            stdin: child.stdin.take(),
+            child,
+            lines: rx,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, v: Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Waits for a line matching `pred`.
+    fn expect(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let end = Instant::now() + WAIT;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let v = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no line for {what}; seen: {:#?}", self.seen));
+            self.seen.push(v.clone());
+            if pred(&v) {
+                return v;
+            }
+        }
+    }
+}
+
+impl Drop for Sidecar {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn is_result(id: i64) -> impl Fn(&Value) -> bool {
+    move |v| v["id"] == json!(id) && (v["type"] == "result" || v["type"] == "error")
+}
+
+/// `watch --cdp http://...` driven through stdin: a command blocked by a dialog in a
+/// nested OOPIF is reported at once, answered, and finishes; end of input settles a
+/// dialog left open and exits 0.
+#[test]
+fn watch_through_stdin() {
+    let Some(browser) = browser_or_skip("cli-watch") else {
+        return;
+    };
+    let site = DemoSite::start().unwrap();
+    let trace = trace_path("cli-watch");
+    let mut cli = Sidecar::spawn(&[
+        "watch",
+        "--cdp",
+        &browser.http_url(),
+        "--record",
+        trace.to_str().unwrap(),
+    ]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
+    let r = cli.expect("navigate result", is_result(1));
+    assert_eq!(r["type"], "result", "{r}");
+    let nested = cli.expect("the nested OOPIF", |v| {
+        v["type"] == "diff"
+            && v["frame"]["is_oopif"] == true
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/nested"))
+    })["frame"]["frame_id"]
+        .clone();
+
+    cli.send(
+        json!({"id": 2, "cmd": "cdp", "method": "Runtime.evaluate", "frame_id": nested,
+        "params": {"expression": "confirm('from the cli')", "returnByValue": true}}),
+    );
+    let blocked = cli.expect("blocked line", |v| v["type"] == "blocked");
+    assert_eq!(blocked["id"], 2);
+    let dialog_id = blocked["dialog_id"].clone();
+    let opened = cli
+        .seen
+        .iter()
+        .find(|v| v["op"] == "dialog_opened")
+        .cloned()
+        .unwrap_or_else(|| cli.expect("dialog_opened", |v| v["op"] == "dialog_opened"));
+    assert_eq!(opened["dialog"]["frame_id"], nested);
+    assert_eq!(opened["dialog"]["id"], dialog_id);
+
+    cli.send(json!({"id": 3, "cmd": "dialog", "action": "accept", "dialog_id": dialog_id}));
+    let answered = cli.expect("dialog result", is_result(3));
+    assert_eq!(answered["dialog"]["closed_by"], "agent", "{answered}");
+    let evaluated = cli.expect("evaluate result", is_result(2));
+    assert_eq!(evaluated["result"]["result"]["value"], true, "{evaluated}");
+
+    cli.send(json!({"id": 4, "cmd": "snapshot"}));
+    let snap = cli.expect("snapshot", is_result(4));
+    assert_eq!(
+        snap["snapshot"]["frame_tree"]["children"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+
+    cli.send(json!({"id": 5, "cmd": "evaluate", "expression": "1"}));
+    let e = cli.expect("evaluate error", is_result(5));
+    assert_eq!(e["type"], "error");
+    assert!(e["message"]
+        .as_str()
+        .unwrap()
+        .contains("not implemented yet"));
+
+    cli.send(json!({"id": 6, "cmd": "policy", "policy": "must_respond"}));
+    assert_eq!(cli.expect("policy", is_result(6))["policy"], "must_respond");
+
+    // Leave an alert open and end the input: the sidecar settles it and exits 0.
+    cli.send(json!({"id": 7, "cmd": "cdp", "method": "Runtime.evaluate",
+        "params": {"expression": "raise('alert', 'left open')"}}));
+    cli.expect("alert opened", |v| {
+        v["op"] == "dialog_opened" && v["dialog"]["message"] == "left open"
+    });
+    drop(cli.stdin.take());
+    cli.expect("alert settled", |v| {
+        v["op"] == "dialog_closed" && v["dialog"]["message"] == "left open"
+    });
+    let end = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(s) = cli.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < end, "the sidecar did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let parsed = cdp_supervisor::replay::Trace::parse(&text).unwrap();
+    assert!(parsed.entries.len() > 20);
+}
