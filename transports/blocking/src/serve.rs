@@ -175,7 +175,10 @@ fn serve_one(stream: TcpStream, handler: &Handler) -> io::Result<()> {
         response.body.len(),
         response.body
     )?;
-    out.flush()
+    out.flush()?;
+    // The accept loop holds a clone of this socket: end it explicitly so the client
+    // sees end of stream now.
+    out.shutdown(Shutdown::Both)
 }
 
 #[cfg(test)]

@@ -85,7 +85,10 @@ struct Sidecar {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<Value>,
+    /// Every line so far, for failure messages.
     seen: Vec<Value>,
+    /// Lines not yet matched by `expect` (lines of concurrent commands may interleave).
+    backlog: Vec<Value>,
 }
 
 impl Sidecar {
@@ -114,6 +117,7 @@ impl Sidecar {
             child,
             lines: rx,
             seen: Vec::new(),
+            backlog: Vec::new(),
         }
     }
 
@@ -123,8 +127,11 @@ impl Sidecar {
         stdin.flush().unwrap();
     }
 
-    /// Waits for a line matching `pred`.
+    /// Waits for a line matching `pred` (or takes it from the backlog).
     fn expect(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&pred) {
+            return self.backlog.remove(i);
+        }
         let end = Instant::now() + WAIT;
         loop {
             let left = end.saturating_duration_since(Instant::now());
@@ -136,6 +143,7 @@ impl Sidecar {
             if pred(&v) {
                 return v;
             }
+            self.backlog.push(v);
         }
     }
 }
@@ -190,12 +198,7 @@ fn watch_through_stdin() {
     let blocked = cli.expect("blocked line", |v| v["type"] == "blocked");
     assert_eq!(blocked["id"], 2);
     let dialog_id = blocked["dialog_id"].clone();
-    let opened = cli
-        .seen
-        .iter()
-        .find(|v| v["op"] == "dialog_opened")
-        .cloned()
-        .unwrap_or_else(|| cli.expect("dialog_opened", |v| v["op"] == "dialog_opened"));
+    let opened = cli.expect("dialog_opened", |v| v["op"] == "dialog_opened");
     assert_eq!(opened["dialog"]["frame_id"], nested);
     assert_eq!(opened["dialog"]["id"], dialog_id);
 
