@@ -19,7 +19,7 @@ use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Message, WebSocket};
 
 use crate::backoff::Backoff;
-use crate::driver::{unix_now, ClientEvent, CommandUpdate, Driver, Options, Reply, Request};
+use crate::driver::{debug, unix_now, ClientEvent, CommandUpdate, Driver, Options, Reply, Request};
 use crate::endpoint::{connect_tcp, resolve, split_ws_url};
 use crate::error::ClientError;
 use crate::launch::Browser;
@@ -272,12 +272,14 @@ impl Client {
     }
 
     /// A stream of events: first the current [`ClientEvent::Snapshot`], then every
-    /// event. The channel is unbounded: read it, or drop it.
+    /// event after this call. The channel is unbounded: read it, or drop it.
     pub fn subscribe(&self) -> Result<Receiver<ClientEvent>, ClientError> {
         let (tx, rx) = mpsc::channel();
-        self.requests
-            .send(Request::Subscribe(Box::new(move |e| tx.send(e).is_ok())))
-            .map_err(|_| ClientError::Closed)?;
+        // Returns once registered: every event after this call is delivered.
+        self.ask(|registered| Request::Subscribe {
+            subscriber: Box::new(move |e| tx.send(e).is_ok()),
+            registered,
+        })?;
         Ok(rx)
     }
 
@@ -467,6 +469,7 @@ fn run(
             }
         }
         if let Some(error) = lost {
+            debug(&format!("connection lost: {error}"));
             socket = None;
             driver.disconnected(unix_now(), Some(error.clone()));
             if !reconnect {

@@ -144,8 +144,14 @@ pub enum Request {
     },
     /// Change the dialog policy.
     SetPolicy(DialogPolicy),
-    /// Add a subscriber; it first gets a [`ClientEvent::Snapshot`].
-    Subscribe(Subscriber),
+    /// Add a subscriber; it first gets a [`ClientEvent::Snapshot`]. `registered` is
+    /// called once it is in place, so the caller knows no later event is missed.
+    Subscribe {
+        /// The subscriber.
+        subscriber: Subscriber,
+        /// Called once registered.
+        registered: Reply<()>,
+    },
     /// Settle dialogs (dismiss), wait for them to close, disconnect, end the loop.
     Stop(Reply<()>),
 }
@@ -159,7 +165,7 @@ impl std::fmt::Debug for Request {
             Request::Dialog { .. } => "Dialog",
             Request::Settle { .. } => "Settle",
             Request::SetPolicy(_) => "SetPolicy",
-            Request::Subscribe(_) => "Subscribe",
+            Request::Subscribe { .. } => "Subscribe",
             Request::Stop(_) => "Stop",
         };
         f.write_str(name)
@@ -358,10 +364,14 @@ impl Driver {
                 }
             }
             Request::SetPolicy(policy) => self.sup.set_policy(policy),
-            Request::Subscribe(mut subscriber) => {
+            Request::Subscribe {
+                mut subscriber,
+                registered,
+            } => {
                 if subscriber(ClientEvent::Snapshot(self.sup.snapshot())) {
                     self.subscribers.push(subscriber);
                 }
+                registered(());
             }
             Request::Stop(reply) => match self.stopping.as_mut() {
                 Some((_, replies)) => replies.push(reply),

@@ -109,12 +109,16 @@ fn reconnects_after_the_socket_is_cut() {
     wait_live(&client);
     let snap = navigate(&client, &site.top_url(false), demo_loaded);
     let before = demo_frames(&snap);
+    wait_documents_loaded(&client, &before);
     let events = client.subscribe().unwrap();
 
     relay.cut();
     let mut lost = false;
+    let mut seen = Vec::new();
     loop {
-        match events.recv_timeout(WAIT).expect("reconnect events") {
+        let event = events.recv_timeout(WAIT).expect("reconnect events");
+        seen.push(format!("{event:?}"));
+        match event {
             ClientEvent::ConnectionLost { .. } => lost = true,
             ClientEvent::Connected {
                 reconnected: true, ..
@@ -122,7 +126,10 @@ fn reconnects_after_the_socket_is_cut() {
             _ => {}
         }
     }
-    assert!(lost, "the loss was reported before the reconnect");
+    assert!(
+        lost,
+        "the loss was reported before the reconnect: {seen:#?}"
+    );
     let snap = client
         .wait_for(WAIT, "the tree back", |s| {
             demo_loaded(s)

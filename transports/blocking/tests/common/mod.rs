@@ -93,7 +93,24 @@ pub fn demo_loaded(s: &Snapshot) -> bool {
 /// Opens the demo top page (no timers) and waits for its four frames.
 pub fn open_demo(w: &World) -> DemoFrames {
     let snap = navigate(&w.client, &w.site.top_url(false), demo_loaded);
-    demo_frames(&snap)
+    let frames = demo_frames(&snap);
+    wait_documents_loaded(&w.client, &frames);
+    frames
+}
+
+/// Waits until every demo frame's document has loaded (its script defined `raise`).
+/// Nothing in the snapshot says a document finished loading, so this polls.
+pub fn wait_documents_loaded(client: &Client, frames: &DemoFrames) {
+    let end = std::time::Instant::now() + WAIT;
+    for which in ["top", "srcdoc", "cross", "nested"] {
+        while eval_in(client, frames, which, "document.readyState") != json!("complete") {
+            assert!(
+                std::time::Instant::now() < end,
+                "{which} never finished loading"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 /// The demo's frame ids.
