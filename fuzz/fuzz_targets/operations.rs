@@ -15,7 +15,8 @@ mod model;
 /// Longer sequences add little: the model's state is small and the caps are reached early.
 const MAX_OPS: usize = 256;
 
-fuzz_target!(|ops: Vec<model::Op>| {
+fuzz_target!(|input: (bool, Vec<model::Op>)| {
+    let (bridge, ops) = input;
     if ops.len() > MAX_OPS {
         return;
     }
@@ -23,5 +24,5 @@ fuzz_target!(|ops: Vec<model::Op>| {
         log: false,
         ..model::Checks::ALL
     };
-    model::Driver::run(&ops, checks);
+    model::Driver::run(&ops, checks, bridge);
 });
