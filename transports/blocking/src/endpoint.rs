@@ -48,7 +48,11 @@ pub fn resolve(endpoint: &str) -> Result<String, EndpointError> {
         ));
     };
     let authority = rest.split('/').next().unwrap_or("");
-    let body = http_get(authority, "/json/version").map_err(err)?;
+    let body = http_get(authority, "/json/version").map_err(|e| {
+        err(format!(
+            "{e}; is the browser running with --remote-debugging-port on that address?"
+        ))
+    })?;
     let json: serde_json::Value = serde_json::from_str(&body).map_err(|e| {
         err(format!(
             "/json/version is not JSON ({e}); is this a DevTools port?"
@@ -99,7 +103,7 @@ pub fn connect_tcp(authority: &str) -> Result<TcpStream, String> {
                 let _ = stream.set_nodelay(true);
                 return Ok(stream);
             }
-            Err(e) => last = format!("cannot connect to {addr}: {e}; is the browser running with --remote-debugging-port?"),
+            Err(e) => last = format!("cannot connect to {addr}: {e}"),
         }
     }
     Err(last)

@@ -251,4 +251,53 @@ fn watch_through_stdin() {
     let text = std::fs::read_to_string(&trace).unwrap();
     let parsed = cdp_supervisor::replay::Trace::parse(&text).unwrap();
     assert!(parsed.entries.len() > 20);
+    // The recording replays (SPEC §7): the final snapshot has the session's dialogs.
+    let out = Command::new(BIN)
+        .arg("replay")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let messages: Vec<&str> = last["snapshot"]["recent_dialogs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages, ["from the cli", "left open"]);
+}
+
+/// Exit code 1 when the browser goes away for good: five reconnect attempts with
+/// backoff (0.5 s doubling), then the sidecar gives up.
+#[test]
+fn browser_gone_exits_1_after_the_reconnect_attempts() {
+    let Some(browser) = browser_or_skip("cli-browser-gone") else {
+        return;
+    };
+    let mut cli = Sidecar::spawn(&["watch", "--cdp", browser.ws_url()]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    let started = Instant::now();
+    drop(browser);
+    cli.expect("page detached", |v| {
+        v["op"] == "page" && v["page"]["state"] == "detached"
+    });
+    let end = Instant::now() + Duration::from_secs(40);
+    let status = loop {
+        if let Some(s) = cli.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < end, "the sidecar did not give up");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(1));
+    // 0.5 + 1 + 2 + 4 + 8 s of backoff before giving up.
+    assert!(
+        started.elapsed() >= Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
 }
