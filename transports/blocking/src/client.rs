@@ -489,3 +489,22 @@ fn flush_transmits(driver: &mut Driver, ws: &mut Ws) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_is_shareable_across_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        fn send<T: Send>() {}
+        send_sync::<Client>();
+        send::<PendingCommand>();
+    }
+
+    #[test]
+    fn read_timeout_is_short_and_positive() {
+        let driver = Driver::new(&Options::default()).unwrap();
+        assert_eq!(read_timeout(&driver, 0.0), POLL_INTERVAL);
+    }
+}

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use async_tungstenite::tungstenite::{self, Message};
 use async_tungstenite::WebSocketStream;
-use cdp_supervisor::{ClosedDialog, DialogAction, DialogError, DialogPolicy, Snapshot};
+use cdp_supervisor::{ClosedDialog, DialogError};
 use cdp_supervisor_blocking::backoff::Backoff;
 use cdp_supervisor_blocking::client::{raw_params, ws_config};
 use cdp_supervisor_blocking::driver::{debug, unix_now, Driver, Reply, Request};
@@ -42,7 +42,7 @@ use smol::stream::StreamExt;
 use smol::{Task, Timer};
 
 pub use cdp_supervisor;
-pub use cdp_supervisor::{DialogAction as Action, DialogPolicy as Policy};
+pub use cdp_supervisor::{DialogAction, DialogPolicy, Snapshot};
 pub use cdp_supervisor_blocking::{Browser, ClientError, ClientEvent, CommandUpdate, Options};
 
 type Ws = WebSocketStream<TcpStream>;
