@@ -52,6 +52,16 @@ impl Supervisor {
                 }
             },
         };
+        if let Some(d) = self
+            .dialogs
+            .pending
+            .get(index)
+            .filter(|d| d.answer.is_some())
+        {
+            return Err(DialogError::AnswerInFlight {
+                dialog_id: d.info.id.clone(),
+            });
+        }
         self.answer_dialog(index, action, prompt_text, ClosedBy::Agent, true)
             .map(CommandId)
     }

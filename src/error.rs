@@ -147,6 +147,13 @@ pub enum DialogError {
         /// The pending ids.
         pending: Vec<String>,
     },
+    /// An answer to this dialog is already in flight; a second one would answer one dialog
+    /// twice (a bridge request must get exactly one response).
+    #[error("an answer to dialog {dialog_id} is already in flight; wait for its outcome before answering again")]
+    AnswerInFlight {
+        /// The dialog.
+        dialog_id: String,
+    },
     /// The action was neither `accept` nor `dismiss`.
     #[error("unknown dialog action {0:?}: use \"accept\" or \"dismiss\"")]
     BadAction(String),

@@ -576,3 +576,24 @@ fn dialog_of_a_removed_frame_closes_remote() {
     assert!(s.pending_dialogs.is_empty());
     assert_eq!(s.recent_dialogs[0].closed_by, ClosedBy::Remote);
 }
+
+#[test]
+fn a_second_answer_while_one_is_in_flight_is_refused() {
+    let mut h = attached();
+    h.dialog_opening(PAGE, "confirm", "?");
+    h.sup
+        .respond_dialog(h.now, DialogAction::Dismiss, None, None)
+        .unwrap();
+    let e = h
+        .sup
+        .respond_dialog(h.now, DialogAction::Accept, None, Some("d-1"))
+        .unwrap_err();
+    assert_eq!(
+        e,
+        DialogError::AnswerInFlight {
+            dialog_id: "d-1".into()
+        }
+    );
+    h.drain();
+    assert_eq!(answers_sent(&h).len(), 1);
+}
