@@ -312,8 +312,9 @@ impl Client {
     }
 
     /// A planned stop: dismisses pending dialogs, waits up to 2 s for them to close (a
-    /// dialog left open wedges the tab, fact 11), closes the socket (which detaches) and
-    /// joins the I/O thread. Calling it again does nothing.
+    /// dialog left open wedges the tab, fact 11) and for commands in flight to finish,
+    /// closes the socket (which detaches) and joins the I/O thread. Calling it again
+    /// does nothing.
     pub fn stop(&self) -> Result<(), ClientError> {
         let _ = self.ask(Request::Stop);
         let thread = self.thread.lock().ok().and_then(|mut t| t.take());

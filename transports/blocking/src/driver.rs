@@ -40,7 +40,8 @@ pub struct Options {
     pub record: Option<PathBuf>,
     /// Reconnect with [`crate::backoff`] after the socket drops (default true).
     pub reconnect: bool,
-    /// How long a planned stop waits for settled dialogs to close (default 2 s).
+    /// How long a planned stop waits for settled dialogs to close and commands in flight
+    /// to finish (default 2 s).
     pub settle_timeout: Duration,
 }
 
@@ -398,12 +399,15 @@ impl Driver {
         self.stopping.is_some()
     }
 
-    /// Whether a stop is ready to close the socket: no dialog pending any more, the
-    /// settle time is up, or the socket is gone anyway.
+    /// Whether a stop is ready to close the socket: no dialog pending and no caller's
+    /// command in flight any more (a command a dialog blocked gets its real reply once
+    /// the dialog is settled), the settle time is up, or the socket is gone anyway.
     pub fn stop_ready(&self, now: f64) -> bool {
         match &self.stopping {
             Some((deadline, _)) => {
-                !self.connected || !self.sup.has_pending_dialogs() || now >= *deadline
+                !self.connected
+                    || (!self.sup.has_pending_dialogs() && self.commands.is_empty())
+                    || now >= *deadline
             }
             None => false,
         }

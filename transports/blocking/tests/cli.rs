@@ -229,16 +229,19 @@ fn watch_through_stdin() {
     cli.send(json!({"id": 6, "cmd": "policy", "policy": "must_respond"}));
     assert_eq!(cli.expect("policy", is_result(6))["policy"], "must_respond");
 
-    // Leave an alert open and end the input: the sidecar settles it and exits 0.
+    // Leave a command blocked by an alert and end the input: the sidecar settles the
+    // alert, the command gets its real reply, and the sidecar exits 0.
     cli.send(json!({"id": 7, "cmd": "cdp", "method": "Runtime.evaluate",
-        "params": {"expression": "raise('alert', 'left open')"}}));
-    cli.expect("alert opened", |v| {
-        v["op"] == "dialog_opened" && v["dialog"]["message"] == "left open"
+        "params": {"expression": "alert('left open'); 5", "returnByValue": true}}));
+    cli.expect("blocked by the alert", |v| {
+        v["type"] == "blocked" && v["id"] == 7
     });
     drop(cli.stdin.take());
     cli.expect("alert settled", |v| {
         v["op"] == "dialog_closed" && v["dialog"]["message"] == "left open"
     });
+    let finished = cli.expect("the blocked command's reply", is_result(7));
+    assert_eq!(finished["result"]["result"]["value"], 5, "{finished}");
     let end = Instant::now() + WAIT;
     let status = loop {
         if let Some(s) = cli.child.try_wait().unwrap() {

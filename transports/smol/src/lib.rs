@@ -298,8 +298,9 @@ impl Client {
     }
 
     /// A planned stop: dismisses pending dialogs, waits up to 2 s for them to close (a
-    /// dialog left open wedges the tab, fact 11), closes the socket (which detaches) and
-    /// waits for the task. Calling it again does nothing.
+    /// dialog left open wedges the tab, fact 11) and for commands in flight to finish,
+    /// closes the socket (which detaches) and waits for the task. Calling it again does
+    /// nothing.
     pub async fn stop(&self) -> Result<(), ClientError> {
         let _ = self.ask(Request::Stop).await;
         let task = self.task.lock().ok().and_then(|mut t| t.take());
