@@ -23,6 +23,7 @@ use crate::driver::{debug, unix_now, ClientEvent, CommandUpdate, Driver, Options
 use crate::endpoint::{connect_tcp, resolve, split_ws_url};
 use crate::error::ClientError;
 use crate::launch::Browser;
+use crate::token::fill_bridge_token;
 
 /// The longest the I/O thread blocks in a read, so that requests are taken promptly.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(20);
@@ -140,6 +141,9 @@ impl Client {
         events: Option<Sender<ClientEvent>>,
         browser: Option<Browser>,
     ) -> Result<Client, ClientError> {
+        let mut options = options;
+        // SPEC §6.5: the bridge needs a secret the page cannot guess.
+        fill_bridge_token(&mut options.config).map_err(ClientError::BridgeToken)?;
         let mut driver = Driver::new(&options).map_err(ClientError::Record)?;
         if let Some(tx) = events {
             driver.add_subscriber(Box::new(move |e| tx.send(e).is_ok()));

@@ -34,7 +34,9 @@ pub fn unix_now() -> f64 {
 /// What an embedder can set when connecting, for both transports.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The supervisor's configuration (policy, timeouts, bounds).
+    /// The supervisor's configuration (policy, timeouts, bounds, the dialog bridge).
+    /// With `bridge` on and an empty `bridge_token`, both transports fill in a random
+    /// token ([`crate::token::random_token`]); a token of the embedder's own is kept.
     pub config: Config,
     /// Record every frame in both directions to this trace file (SPEC §7).
     pub record: Option<PathBuf>,
@@ -203,6 +205,7 @@ impl std::fmt::Debug for Driver {
 
 impl Driver {
     /// A driver for a fresh supervisor; creates the trace file if `options.record` is set.
+    /// The transports fill in the bridge token before ([`crate::token`]).
     pub fn new(options: &Options) -> std::io::Result<Driver> {
         let recorder = match &options.record {
             Some(path) => Some(Recorder::create(path)?),

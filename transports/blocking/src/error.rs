@@ -23,6 +23,8 @@ pub enum ClientError {
     Launch(LaunchError),
     /// The trace file could not be created.
     Record(std::io::Error),
+    /// The dialog bridge's random secret could not be made (SPEC §6.5).
+    BridgeToken(std::io::Error),
     /// The command failed (the core's error, with what to do).
     Command(CommandError),
     /// The dialog could not be answered.
@@ -48,6 +50,10 @@ impl std::fmt::Display for ClientError {
             ),
             ClientError::Launch(e) => e.fmt(f),
             ClientError::Record(e) => write!(f, "cannot record the trace: {e}"),
+            ClientError::BridgeToken(e) => write!(
+                f,
+                "cannot make the dialog bridge's secret token: {e}; make /dev/urandom readable or set Config::bridge_token yourself"
+            ),
             ClientError::Command(e) => e.fmt(f),
             ClientError::Dialog(e) => e.fmt(f),
             ClientError::Closed => f.write_str(

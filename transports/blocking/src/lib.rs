@@ -4,8 +4,9 @@
 //! WebSocket and the [`Supervisor`](cdp_supervisor::Supervisor); a [`Client`] handle
 //! sends it requests from any thread. Also the I/O helpers both transports share:
 //! launching Chromium ([`launch`]), resolving endpoints ([`endpoint`]), recording traces
-//! ([`record`]), the reconnect policy ([`backoff`]), the request plumbing ([`driver`])
-//! and a loopback HTTP server for demos and tests ([`serve`]).
+//! ([`record`]), the reconnect policy ([`backoff`]), the request plumbing ([`driver`]),
+//! a loopback HTTP server for demos and tests ([`serve`]) and the dialog bridge's secret
+//! ([`token`]).
 //!
 //! The `cdp-supervise` command-line tool (SPEC §8) lives in this crate.
 
@@ -21,6 +22,7 @@ pub mod error;
 pub mod launch;
 pub mod record;
 pub mod serve;
+pub mod token;
 
 pub use cdp_supervisor;
 pub use cdp_supervisor::{DialogAction, DialogPolicy, Snapshot};

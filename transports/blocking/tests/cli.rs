@@ -34,12 +34,28 @@ fn usage_errors_exit_2() {
             "{args:?}"
         );
     }
+}
+
+/// `--bridge` is a valid flag of both commands (SPEC §8): with an unreachable browser
+/// `watch --bridge` fails at run time (1), not as a usage error.
+#[test]
+fn bridge_flag_is_accepted() {
     let out = Command::new(BIN)
-        .args(["watch", "--bridge"])
+        .args(["watch", "--bridge", "--cdp", "http://127.0.0.1:9"])
+        .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not implemented yet"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("127.0.0.1:9"));
+    let trace = traces_dir().join("srcdoc-and-nested-oopif-dialogs.jsonl");
+    let out = Command::new(BIN)
+        .args(["replay", "--bridge"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let last = String::from_utf8(out.stdout).unwrap();
+    assert!(last.lines().last().unwrap().contains("\"type\":\"snapshot\""));
 }
 
 #[test]

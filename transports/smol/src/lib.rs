@@ -35,6 +35,7 @@ use cdp_supervisor_blocking::backoff::Backoff;
 use cdp_supervisor_blocking::client::{raw_params, ws_config};
 use cdp_supervisor_blocking::driver::{debug, unix_now, Driver, Reply, Request};
 use cdp_supervisor_blocking::endpoint::{resolve, split_ws_url, HTTP_TIMEOUT};
+use cdp_supervisor_blocking::token::fill_bridge_token;
 use smol::channel::{self, Receiver, Sender};
 use smol::future::FutureExt;
 use smol::net::TcpStream;
@@ -123,6 +124,9 @@ impl Client {
         events: Option<Sender<ClientEvent>>,
         browser: Option<Browser>,
     ) -> Result<Client, ClientError> {
+        let mut options = options;
+        // SPEC §6.5: the bridge needs a secret the page cannot guess.
+        fill_bridge_token(&mut options.config).map_err(ClientError::BridgeToken)?;
         let mut driver = Driver::new(&options).map_err(ClientError::Record)?;
         if let Some(tx) = events {
             driver.add_subscriber(Box::new(move |e| tx.try_send(e).is_ok()));

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use cdp_supervisor::replay::{Replayer, Trace};
+use cdp_supervisor::replay::{Direction, Replayer, Trace};
 use cdp_supervisor::{Config, DialogAction, DialogPolicy, Diff, Event, PageState, Supervisor};
 use cdp_supervisor_blocking::demo::{DemoSite, DEMO_INTERVAL_S};
 use cdp_supervisor_blocking::{Browser, Client, ClientError, ClientEvent, CommandUpdate, Options};
@@ -27,7 +27,9 @@ usage:
 watch: supervise a tab; diffs and results as JSON lines on stdout, commands as JSON
 lines on stdin (snapshot, dialog, cdp, policy, recover, settle, stop).
 Without --cdp a headless Chromium is launched ($CHROME, else chromium on the PATH).
-replay: feed a recorded trace to a fresh supervisor, print its diffs and final snapshot.";
+replay: feed a recorded trace to a fresh supervisor, print its diffs and final snapshot.
+--bridge: answer dialogs through the dialog bridge (for proxies that close native
+dialogs); watch makes a random secret, replay reuses the one the trace recorded.";
 
 /// How long the demo's must_respond dialogs stay before the watchdog dismisses them,
 /// unless --dialog-timeout says otherwise: shorter than the demo's interval so a viewer
@@ -131,13 +133,6 @@ fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
     if !watch && args.trace.is_none() {
         return Err(usage("replay needs a TRACE.jsonl"));
     }
-    if args.bridge {
-        // A later issue builds the bridge (SPEC §6.5).
-        return Err(Failure {
-            code: 2,
-            message: "cdp-supervise: --bridge is not implemented yet".into(),
-        });
-    }
     Ok(args)
 }
 
@@ -196,9 +191,12 @@ fn error_line(id: &Value, message: &str) -> String {
 
 // ---- replay ----------------------------------------------------------------------------
 
+/// The supervisor's configuration from the flags. With `--bridge` the token stays empty
+/// here: `watch`'s client fills in a random one, `replay` takes the recorded one.
 fn config(args: &Args) -> Config {
     let mut config = Config {
         policy: args.policy,
+        bridge: args.bridge,
         ..Config::default()
     };
     if let Some(secs) = args.dialog_timeout {
@@ -215,7 +213,19 @@ fn replay(args: Args) -> Result<(), Failure> {
         .map_err(|e| runtime(format!("cannot read trace {}: {e}", path.display())))?;
     let trace = Trace::parse(&text)
         .map_err(|e| runtime(format!("{} is not a trace (SPEC §7): {e}", path.display())))?;
-    let mut sup = Supervisor::new(config(&args));
+    let mut config = config(&args);
+    if config.bridge {
+        // The recorded bridge requests carry the recording supervisor's secret: replay
+        // with it, or they would all be refused as forged.
+        match recorded_bridge_token(&trace) {
+            Some(token) => config.bridge_token = token,
+            None => eprintln!(
+                "cdp-supervise: warning: --bridge: {} holds no recorded bridge script, so bridge requests in it replay as forged",
+                path.display()
+            ),
+        }
+    }
+    let mut sup = Supervisor::new(config);
     let mut replayer = Replayer::new(&trace);
     while replayer.step(&mut sup) {
         while let Some(event) = sup.poll_event() {
@@ -229,6 +239,25 @@ fn replay(args: Args) -> Result<(), Failure> {
     let snapshot = serde_json::to_value(sup.snapshot()).unwrap_or(Value::Null);
     emit(&typed("snapshot", &json!({ "snapshot": snapshot })));
     Ok(())
+}
+
+/// The bridge token of a recorded session: the string literal after `TOKEN = ` in the
+/// first `Page.addScriptToEvaluateOnNewDocument` the recording supervisor sent (the
+/// script of `cdp_supervisor::bridge::script`).
+fn recorded_bridge_token(trace: &Trace<'_>) -> Option<String> {
+    trace
+        .entries
+        .iter()
+        .filter(|e| e.dir == Direction::Out)
+        .filter_map(|e| serde_json::from_str::<Value>(e.msg?.get()).ok())
+        .filter(|m| m["method"] == "Page.addScriptToEvaluateOnNewDocument")
+        .find_map(|m| {
+            let (_, rest) = m["params"]["source"].as_str()?.split_once("const TOKEN = ")?;
+            serde_json::Deserializer::from_str(rest)
+                .into_iter::<String>()
+                .next()?
+                .ok()
+        })
 }
 
 // ---- watch -----------------------------------------------------------------------------
