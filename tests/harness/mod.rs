@@ -39,10 +39,39 @@ pub fn replay_trace(
 pub fn replay_trace_with(
     name: &str,
     config: Config,
+    act: impl FnMut(&mut Supervisor, f64, &[(f64, Event)]),
+) -> ReplayRun {
+    replay_inner(name, config, false, act)
+}
+
+/// Replays a trace recorded by our transports up to (not including) its final
+/// `disconnect`: the client closing the socket at the end of the scenario.
+pub fn replay_before_close(
+    name: &str,
+    config: Config,
+    act: impl FnMut(&mut Supervisor, f64, &[(f64, Event)]),
+) -> ReplayRun {
+    replay_inner(name, config, true, act)
+}
+
+fn replay_inner(
+    name: &str,
+    config: Config,
+    before_close: bool,
     mut act: impl FnMut(&mut Supervisor, f64, &[(f64, Event)]),
 ) -> ReplayRun {
     let text = trace_text(name);
-    let trace = Trace::parse(&text).expect("trace parses");
+    let mut trace = Trace::parse(&text).expect("trace parses");
+    if before_close {
+        use cdp_supervisor::replay::Direction;
+        if let Some(last) = trace
+            .entries
+            .iter()
+            .rposition(|e| e.dir == Direction::Disconnect)
+        {
+            trace.entries.truncate(last);
+        }
+    }
     let mut sup = Supervisor::new(config);
     let mut replayer = Replayer::new(&trace);
     let mut events = Vec::new();

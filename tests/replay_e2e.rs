@@ -1,0 +1,260 @@
+//! Replays of the traces the end-to-end tests recorded against real Chromium 156
+//! (`tests/traces/e2e/`, written by the transports' recorder). Each asserts the outcome the
+//! live test saw, so the core keeps agreeing with what the browser actually sent.
+//! The client's own commands and answers are not replayed (their replies are dropped), so
+//! dialogs the live client answered close `remote` here unless the test acts the same way.
+
+mod harness;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use cdp_supervisor::{ClosedBy, Config, DialogPolicy, Diff, PageState};
+use harness::{replay_before_close, ReplayRun};
+
+fn run(name: &str) -> ReplayRun {
+    run_with(name, Config::default())
+}
+
+fn run_with(name: &str, config: Config) -> ReplayRun {
+    let run = replay_before_close(&format!("e2e/{name}"), config, |_, _, _| {});
+    assert!(
+        run.stats.input_errors.is_empty(),
+        "{name}: {:?}",
+        run.stats.input_errors
+    );
+    run
+}
+
+fn states(run: &ReplayRun) -> Vec<PageState> {
+    let mut states: Vec<PageState> = Vec::new();
+    for d in run.diffs() {
+        if let Diff::Page { page: Some(p) } = d {
+            if states.last() != Some(&p.state) {
+                states.push(p.state);
+            }
+        }
+    }
+    states
+}
+
+/// The demo page: a srcdoc iframe and a cross-site OOPIF that nests another OOPIF.
+fn assert_demo_tree(run: &ReplayRun) {
+    let tree = &run.snapshot.frame_tree;
+    assert_eq!(tree.children.len(), 3, "{:?}", tree.children);
+    assert!(!tree.truncated);
+    let oopifs: Vec<_> = tree.children.iter().filter(|c| c.is_oopif).collect();
+    assert_eq!(oopifs.len(), 2);
+    assert!(oopifs.iter().all(|f| f.session_id.is_some()));
+    let top = tree.top.as_ref().unwrap();
+    let nested = oopifs
+        .iter()
+        .find(|f| f.parent_frame_id.as_deref() != Some(top.frame_id.as_str()))
+        .unwrap();
+    assert!(
+        oopifs
+            .iter()
+            .any(|f| Some(f.frame_id.as_str()) == nested.parent_frame_id.as_deref()),
+        "nested under the first OOPIF"
+    );
+    assert!(tree
+        .children
+        .iter()
+        .any(|c| !c.is_oopif && c.url == "about:srcdoc"));
+}
+
+#[test]
+fn every_dialog_type_in_every_frame_kind() {
+    let run = run("every-dialog-type");
+    assert_demo_tree(&run);
+    let mut by_frame: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for d in run.diffs() {
+        if let Diff::DialogOpened { dialog } = d {
+            by_frame
+                .entry(dialog.frame_id.clone())
+                .or_default()
+                .push(dialog.kind.clone());
+        }
+    }
+    assert_eq!(
+        by_frame.len(),
+        4,
+        "top, srcdoc, OOPIF, nested OOPIF: {by_frame:?}"
+    );
+    let tree = &run.snapshot.frame_tree;
+    for frame in by_frame.keys() {
+        let known = tree.top.as_ref().is_some_and(|t| &t.frame_id == frame)
+            || tree.children.iter().any(|c| &c.frame_id == frame);
+        assert!(known, "dialog frame {frame} is in the tree");
+    }
+    for kinds in by_frame.values() {
+        for kind in ["alert", "confirm", "prompt"] {
+            assert!(kinds.iter().any(|k| k == kind), "{kinds:?}");
+        }
+    }
+    assert!(run.snapshot.pending_dialogs.is_empty());
+}
+
+#[test]
+fn page_loaded_before_attach_is_seeded_from_get_frame_tree() {
+    assert_demo_tree(&run("loaded-before-attach"));
+}
+
+#[test]
+fn thirty_five_iframes_list_thirty() {
+    let run = run("thirty-five-iframes");
+    let tree = &run.snapshot.frame_tree;
+    assert_eq!((tree.children.len(), tree.truncated), (30, true));
+    let added = run
+        .diffs()
+        .filter(|d| matches!(d, Diff::FrameAdded { .. }))
+        .count();
+    assert!(added >= 36, "diffs describe every frame: {added}");
+}
+
+#[test]
+fn depth_three_oopif_is_left_out() {
+    let run = run("depth-three-oopif");
+    let tree = &run.snapshot.frame_tree;
+    assert_eq!(tree.children.len(), 2);
+    assert!(tree.truncated);
+    assert!(tree.children.iter().all(|c| c.is_oopif));
+}
+
+#[test]
+fn reconnect_reattaches_and_recovers_the_tree() {
+    let run = run("reconnect");
+    assert_eq!(
+        states(&run),
+        [
+            PageState::Attaching,
+            PageState::Live,
+            PageState::Detached,
+            PageState::Attaching,
+            PageState::Live
+        ]
+    );
+    assert_demo_tree(&run);
+}
+
+#[test]
+fn crash_then_recover() {
+    let run = run("crash-recover");
+    assert_eq!(
+        states(&run),
+        [
+            PageState::Attaching,
+            PageState::Live,
+            PageState::Crashed,
+            PageState::Live
+        ]
+    );
+    assert_demo_tree(&run);
+}
+
+#[test]
+fn wedged_tab_is_blocked_then_released_by_recover() {
+    // The live test used a 1 s enable bound, then called recover.
+    let config = Config {
+        enable_timeout: Duration::from_secs(1),
+        ..Config::default()
+    };
+    let mut recovered = false;
+    let run = replay_before_close("e2e/wedged-then-recover-2", config, |sup, t, _| {
+        let blocked = sup
+            .snapshot()
+            .page
+            .is_some_and(|p| p.state == PageState::Blocked);
+        if blocked && !recovered {
+            recovered = true;
+            sup.recover(t).unwrap();
+        }
+    });
+    assert!(
+        run.stats.input_errors.is_empty(),
+        "{:?}",
+        run.stats.input_errors
+    );
+    assert!(recovered);
+    assert_eq!(
+        states(&run),
+        [PageState::Attaching, PageState::Blocked, PageState::Live]
+    );
+}
+
+#[test]
+fn auto_accept_answers_are_attributed_to_the_policy() {
+    let config = Config {
+        policy: DialogPolicy::AutoAccept,
+        ..Config::default()
+    };
+    let run = run_with("auto-policies", config);
+    let recent = &run.snapshot.recent_dialogs;
+    assert!(!recent.is_empty());
+    assert_eq!(recent[0].closed_by, ClosedBy::AutoPolicy, "{recent:?}");
+}
+
+#[test]
+fn watchdog_answers_are_attributed_to_the_watchdog() {
+    let config = Config {
+        dialog_timeout: Duration::from_secs(1),
+        ..Config::default()
+    };
+    let run = run_with("watchdog", config);
+    let recent = &run.snapshot.recent_dialogs;
+    assert_eq!(recent.len(), 1);
+    assert_eq!(
+        (recent[0].kind.as_str(), recent[0].closed_by),
+        ("confirm", ClosedBy::Watchdog)
+    );
+}
+
+#[test]
+fn navigation_closes_a_pending_dialog_and_drops_subframes() {
+    let run = run("navigate-with-dialog");
+    let d = &run.snapshot.recent_dialogs[0];
+    assert_eq!(
+        (d.kind.as_str(), d.closed_by, d.accepted),
+        ("prompt", ClosedBy::Remote, false)
+    );
+    assert!(run.snapshot.frame_tree.children.is_empty());
+}
+
+#[test]
+fn second_dialog_replaces_the_first() {
+    let run = run("second-dialog");
+    let recent = &run.snapshot.recent_dialogs;
+    assert_eq!(recent[0].kind, "alert");
+    assert!(
+        !recent[0].accepted,
+        "fact 8: the first closed with result false"
+    );
+    assert_ne!(recent[0].frame_id, recent[1].frame_id);
+}
+
+#[test]
+fn beforeunload_after_a_gesture() {
+    let run = run("beforeunload");
+    let d = &run.snapshot.recent_dialogs[0];
+    assert_eq!((d.kind.as_str(), d.message.as_str()), ("beforeunload", ""));
+}
+
+#[test]
+fn the_remaining_recordings_replay_cleanly() {
+    for name in [
+        "blocked-evaluate",
+        "frames-go",
+        "routing-errors",
+        "smol-dialogs",
+        "stop-then-reattach",
+        "stop-then-reattach-2",
+        "wedged-then-recover",
+    ] {
+        let run = run(name);
+        assert_eq!(
+            run.snapshot.page.as_ref().map(|p| p.state),
+            Some(PageState::Live),
+            "{name}"
+        );
+    }
+}
