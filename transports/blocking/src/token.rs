@@ -48,7 +48,9 @@ mod tests {
     fn tokens_are_hex_and_differ() {
         let a = random_token().unwrap();
         assert_eq!(a.len(), 2 * TOKEN_BYTES);
-        assert!(a.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+        assert!(a
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
         assert_ne!(a, random_token().unwrap());
     }
 

@@ -55,7 +55,11 @@ fn bridge_flag_is_accepted() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let last = String::from_utf8(out.stdout).unwrap();
-    assert!(last.lines().last().unwrap().contains("\"type\":\"snapshot\""));
+    assert!(last
+        .lines()
+        .last()
+        .unwrap()
+        .contains("\"type\":\"snapshot\""));
 }
 
 #[test]

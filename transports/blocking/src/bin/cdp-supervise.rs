@@ -252,7 +252,9 @@ fn recorded_bridge_token(trace: &Trace<'_>) -> Option<String> {
         .filter_map(|e| serde_json::from_str::<Value>(e.msg?.get()).ok())
         .filter(|m| m["method"] == "Page.addScriptToEvaluateOnNewDocument")
         .find_map(|m| {
-            let (_, rest) = m["params"]["source"].as_str()?.split_once("const TOKEN = ")?;
+            let (_, rest) = m["params"]["source"]
+                .as_str()?
+                .split_once("const TOKEN = ")?;
             serde_json::Deserializer::from_str(rest)
                 .into_iter::<String>()
                 .next()?
