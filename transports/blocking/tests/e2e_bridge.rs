@@ -475,3 +475,166 @@ fn policies_answer_bridge_dialogs() {
     assert_eq!(closed.frame_id, frames.srcdoc);
     assert!(w.proxy.as_ref().unwrap().closed().is_empty());
 }
+
+/// SPEC §6.5 ("a request without the right token ... never becomes a dialog"): the page
+/// must not be able to learn the token. The bridge script calls `x.open(...)` through
+/// `XMLHttpRequest.prototype`, which the page can patch before it calls `alert`; it then
+/// reads the token from the URL and raises dialogs of its own text ("pay") that look
+/// like the page's. Ignored while the core bug stands (CORE-BUGS.md).
+#[test]
+#[ignore = "core bug: the bridge token leaks through a patched XMLHttpRequest.prototype.open (CORE-BUGS.md)"]
+fn page_cannot_learn_the_bridge_token() {
+    let Some(w) = bridge_world("bridge-token-leak", true, false, DialogPolicy::MustRespond) else {
+        return;
+    };
+    let frames = open_site(&w);
+    let steal = r#"(() => {
+      const open = XMLHttpRequest.prototype.open, seen = [];
+      XMLHttpRequest.prototype.open = function (m, u) { seen.push(String(u)); return open.apply(this, arguments); };
+      setTimeout(() => {
+        alert('innocent');
+        const t = (/[?&]t=([^&]*)/.exec(seen[0] || '') || [])[1];
+        window.__stolen = t || 'nothing';
+        if (t) fetch('http://bridge.invalid/?t=' + t + '&k=confirm&m=pay');
+      }, 0);
+      return 'armed';
+    })()"#;
+    assert_eq!(eval(&w.client, Some(&frames.top), steal), json!("armed"));
+    let dialog = wait_dialog_of(&w.client, "alert");
+    w.client
+        .respond_dialog(DialogAction::Accept, None, Some(&dialog.id))
+        .unwrap();
+    let end = std::time::Instant::now() + WAIT;
+    let stolen = loop {
+        let v = eval(&w.client, Some(&frames.top), "window.__stolen || null");
+        if !v.is_null() {
+            break v;
+        }
+        assert!(std::time::Instant::now() < end, "the page never resumed");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Give a forged request time to pause and become a dialog.
+    let forged = w
+        .client
+        .wait_for(Duration::from_secs(2), "a forged dialog", |s| {
+            !s.pending_dialogs.is_empty()
+        });
+    assert!(
+        forged.is_err(),
+        "the page learned the token ({stolen}) and raised a dialog of its own: {:?}",
+        forged.map(|s| s.pending_dialogs)
+    );
+    assert_eq!(stolen, json!("nothing"), "the page read the token");
+}
+
+/// SPEC §6.5: a bridge dialog whose frame navigates is closed `remote`: a bridge
+/// `confirm` in the top frame when the top navigates to another site (a new renderer
+/// process, so the blocked one does not hold the navigation up).
+#[test]
+fn bridge_dialog_of_a_top_that_navigates_to_another_site_closes_remote() {
+    let Some(w) = bridge_world("bridge-navigated", true, true, DialogPolicy::MustRespond) else {
+        return;
+    };
+    let to = w.site.cross_url("/nested");
+    navigate_away_from_a_bridge_dialog(&w, "top", &to);
+    assert!(w.proxy.as_ref().unwrap().closed().is_empty());
+}
+
+/// SPEC §6.5: a bridge dialog whose session detaches is closed `remote`, and nothing
+/// else happens. Real Chromium, when the top navigates while an OOPIF's bridge `confirm`
+/// is pending: the OOPIF's session detaches, Chromium lets the paused request go to the
+/// network, it fails, and the script falls back to a *native* `confirm` in the dying
+/// frame; about one run in four the browser then crashes (CORE-BUGS.md). Without a proxy,
+/// so that nothing but Chromium answers.
+#[test]
+#[ignore = "core bug: a detached OOPIF's bridge request fails and the script opens a native dialog; Chromium may crash (CORE-BUGS.md)"]
+fn bridge_dialog_of_an_oopif_whose_parent_navigates_closes_remote() {
+    for round in 0..4 {
+        let test = format!("bridge-navigated-oopif-{round}");
+        let Some(w) = bridge_world(&test, true, false, DialogPolicy::MustRespond) else {
+            return;
+        };
+        let to = w.site.url("/nested");
+        navigate_away_from_a_bridge_dialog(&w, "cross", &to);
+        // The browser is still there, and no second (native) dialog appeared.
+        assert_eq!(eval(&w.client, None, "1 + 1"), json!(2), "round {round}");
+        let snap = w.client.snapshot().unwrap();
+        assert_eq!(snap.recent_dialogs.len(), 1, "{:?}", snap.recent_dialogs);
+        assert!(snap.pending_dialogs.is_empty());
+    }
+}
+
+/// Like fact 9 for native dialogs: navigating the top frame within its site while its
+/// own bridge dialog is pending should close the dialog `remote`. Real Chromium cannot
+/// commit the navigation while the renderer's main thread waits in the bridge's
+/// synchronous XHR, and the core answers the request only when the frame has navigated:
+/// a deadlock until someone answers (CORE-BUGS.md). `recover` sends the same kind of
+/// `Page.navigate`, so it cannot release such a page either.
+#[test]
+#[ignore = "core bug: a same-site navigation of a frame waits forever for its pending bridge dialog (CORE-BUGS.md)"]
+fn navigating_the_top_within_its_site_closes_its_bridge_dialog() {
+    let Some(w) = bridge_world(
+        "bridge-navigated-same-site",
+        true,
+        true,
+        DialogPolicy::MustRespond,
+    ) else {
+        return;
+    };
+    let to = w.site.url("/nested");
+    navigate_away_from_a_bridge_dialog(&w, "top", &to);
+}
+
+fn navigate_away_from_a_bridge_dialog(w: &BridgeWorld, which: &str, to: &str) {
+    let frames = open_site(w);
+    ask(&w.client, &frames, which, "confirm", "left behind", None);
+    let dialog = wait_dialog_of(&w.client, "confirm");
+    assert_eq!(dialog.frame_id, frame_id_of(which, &frames));
+    w.client
+        .command(None, "Page.navigate", json!({ "url": to }), WAIT)
+        .unwrap();
+    let closed = wait_closed(&w.client, &dialog.id);
+    assert_eq!(closed.closed_by, ClosedBy::Remote, "{which}");
+    w.client
+        .wait_for(WAIT, &format!("{to} loaded"), |s| {
+            s.frame_tree.top.as_ref().is_some_and(|t| t.url == to)
+        })
+        .unwrap();
+}
+
+/// A sandboxed iframe without `allow-modals` cannot show dialogs: natively `confirm`
+/// returns false at once and no dialog opens (checked on Chromium 156 with the bridge
+/// off). The bridge must not give it one; today it does (CORE-BUGS.md).
+#[test]
+#[ignore = "core bug: the bridge shows dialogs of sandboxed frames without allow-modals (CORE-BUGS.md)"]
+fn sandboxed_frame_without_allow_modals_gets_no_dialog() {
+    let Some(w) = bridge_world("bridge-sandbox", true, false, DialogPolicy::MustRespond) else {
+        return;
+    };
+    let snap = navigate(&w.client, &w.site.url("/sandbox"), |s| {
+        find(s, "about:srcdoc").is_some()
+    });
+    let top = snap.frame_tree.top.unwrap().frame_id;
+    let end = std::time::Instant::now() + WAIT;
+    let answers = loop {
+        eval(
+            &w.client,
+            Some(&top),
+            "document.getElementById('boxed').contentWindow.postMessage('boxed?', '*')",
+        );
+        let v = eval(&w.client, Some(&top), "window.__sandboxed");
+        if v.as_array().is_some_and(|a| !a.is_empty()) {
+            break v;
+        }
+        let snap = w.client.snapshot().unwrap();
+        if let Some(d) = snap.pending_dialogs.first() {
+            panic!("a sandboxed frame without allow-modals got a dialog: {d:?}");
+        }
+        assert!(
+            std::time::Instant::now() < end,
+            "the sandboxed frame never answered"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(answers[0], json!(false));
+}

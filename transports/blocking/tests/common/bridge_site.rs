@@ -97,6 +97,22 @@ fn handle(req: &Request) -> Response {
             "",
             "",
         )),
+        // A sandboxed srcdoc iframe without `allow-modals`: natively its dialogs are
+        // ignored (they return at once). The top page asks it with `postMessage` and keeps
+        // its answers in `window.__sandboxed`.
+        "/sandbox" => {
+            let inner = "<script>addEventListener('message', function (e) {\
+                 var r = confirm(e.data); parent.postMessage({answer: r}, '*'); });</script>"
+                .replace('&', "&amp;")
+                .replace('"', "&quot;");
+            Response::html(page(
+                "bridge sandbox",
+                "",
+                &format!("<iframe id=boxed sandbox=allow-scripts srcdoc=\"{inner}\"></iframe>"),
+                "window.__sandboxed = []; addEventListener('message', function (e) { \
+                 window.__sandboxed.push(e.data.answer); });",
+            ))
+        }
         "/forge" => Response::html(page("bridge forge", "", "", FORGE_SCRIPT)),
         _ => Response::not_found(),
     }

@@ -182,11 +182,16 @@ fn pump_client_to_browser(mut from: WebSocket<TcpStream>, to: &Mutex<WebSocket<T
     loop {
         match from.read() {
             Ok(m @ (Message::Text(_) | Message::Binary(_))) => {
-                if to.lock().unwrap().send(m).is_err() {
+                if let Err(e) = to.lock().unwrap().send(m) {
+                    eprintln!("dialog proxy: writing to the browser failed: {e}");
                     return;
                 }
             }
-            Ok(Message::Close(_)) | Err(_) => return,
+            Ok(Message::Close(_)) => return,
+            Err(e) => {
+                eprintln!("dialog proxy: reading the client failed: {e}");
+                return;
+            }
             Ok(_) => {}
         }
     }
@@ -201,7 +206,11 @@ fn pump_browser_to_client(
     loop {
         let text = match from.read() {
             Ok(Message::Text(t)) => t,
-            Ok(Message::Close(_)) | Err(_) => return,
+            Ok(Message::Close(_)) => return,
+            Err(e) => {
+                eprintln!("dialog proxy: reading the browser failed: {e}");
+                return;
+            }
             Ok(_) => continue,
         };
         // Cheap checks first: only two kinds of message concern the proxy.
@@ -233,7 +242,8 @@ fn pump_browser_to_client(
                 shared.closed.lock().unwrap().push(v["params"].clone());
             }
         }
-        if to.send(Message::Text(text)).is_err() {
+        if let Err(e) = to.send(Message::Text(text)) {
+            eprintln!("dialog proxy: writing to the client failed: {e}");
             return;
         }
     }
