@@ -36,6 +36,37 @@ fn usage_errors_exit_2() {
     }
 }
 
+/// `replay --bridge` reuses the recorded token: the bridge `confirm` of the recording
+/// (tests/traces/bridge-confirm-in-oopif.jsonl, from `e2e_bridge`'s blocked-evaluate
+/// scenario) opens again (and closes `remote` at the trace's disconnect: the agent's
+/// answer is not part of a trace). Without `--bridge` the paused request is no dialog.
+#[test]
+fn replay_with_bridge_reuses_the_recorded_token() {
+    let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/traces/bridge-confirm-in-oopif.jsonl");
+    let opened = |bridge: bool| -> Vec<Value> {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("replay").arg(&trace);
+        if bridge {
+            cmd.arg("--bridge");
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|l| l["op"] == "dialog_opened")
+            .map(|l| l["dialog"].clone())
+            .collect()
+    };
+    let with = opened(true);
+    assert_eq!(with.len(), 1, "{with:?}");
+    assert_eq!(with[0]["message"], "in the way");
+    assert_eq!(with[0]["type"], "confirm");
+    assert!(opened(false).is_empty());
+}
+
 /// `--bridge` is a valid flag of both commands (SPEC §8): with an unreachable browser
 /// `watch --bridge` fails at run time (1), not as a usage error.
 #[test]
