@@ -41,9 +41,22 @@ pub enum BridgeRequest {
 
 /// The script installed on every page and OOPIF session.
 ///
-/// It keeps the native functions and falls back to them whenever the bridge request
-/// cannot be made (CSP `connect-src`, an `https` page whose scheme we cannot match, a
-/// sandbox), so a dialog is never silently answered `false`.
+/// - Everything it calls (`XMLHttpRequest`'s methods and getters, `Reflect.apply`,
+///   `encodeURIComponent`, `JSON.parse`, `Date.now`, the native dialogs) is captured when it
+///   is installed, before the page's own scripts run, so a page that patches them later
+///   can neither read the exchange nor change it.
+/// - The token travels in a POST body, never in the URL: URLs show up in Resource Timing
+///   (`performance.getEntries()`), bodies do not. A `text/plain` POST is a CORS "simple
+///   request", so there is no preflight.
+/// - A frame with an opaque origin (sandboxed without `allow-same-origin`) keeps the
+///   native functions: the sandbox decides whether it may show dialogs, not the bridge.
+/// - When the request cannot be sent at all (CSP `connect-src`, mixed content), the
+///   exception comes at once and the native dialog is used, never a silent `false`. A
+///   request that reached the supervisor and failed later (its frame is going away)
+///   returns the dismissal instead of raising a ghost native dialog in a dying frame.
+///
+/// In a document that was already loaded when the supervisor attached, the script runs
+/// after the page's scripts, which may have patched those functions first.
 ///
 /// ```
 /// let s = cdp_supervisor::bridge::script("tok123");
@@ -58,28 +71,44 @@ pub fn script(token: &str) -> String {
   if (window.__cdpSupervisorBridge) return;
   Object.defineProperty(window, '__cdpSupervisorBridge', {{ value: true }});
   const TOKEN = {token}, HOST = {host};
-  const XHR = window.XMLHttpRequest, enc = encodeURIComponent, parse = JSON.parse;
-  const native = {{ alert: window.alert, confirm: window.confirm, prompt: window.prompt }};
+  const W = window, XHR = W.XMLHttpRequest, P = XHR.prototype, apply = Reflect.apply;
+  const open = P.open, send = P.send;
+  const getter = (name) => Object.getOwnPropertyDescriptor(P, name).get;
+  const status = getter('status'), responseText = getter('responseText');
+  const enc = encodeURIComponent, parse = JSON.parse, str = String, now = Date.now;
+  const native = {{ alert: W.alert, confirm: W.confirm, prompt: W.prompt }};
+  const ORIGIN = str(W.origin);
+  const OPAQUE = ORIGIN === 'null';
+  const URL = (ORIGIN.slice(0, 6) === 'https:' ? 'https:' : 'http:') + '//' + HOST + '/';
+  const DISMISSED = {{ accept: false, text: null }};
+  const FAST_FAIL_MS = 100;
+  // The answer {{accept, text}}, or null: show the native dialog.
   const ask = (kind, message, def) => {{
-    const origin = String(self.origin || '');
-    const scheme = origin.startsWith('https:') ? 'https:' : 'http:';
-    const x = new XHR();
-    x.open('GET', scheme + '//' + HOST + '/?t=' + enc(TOKEN) + '&k=' + kind + '&m=' + enc(message) + '&d=' + enc(def), false);
-    x.send();
-    if (x.status !== 200) throw new Error('bridge status ' + x.status);
-    return parse(x.responseText);
+    if (OPAQUE) return null;
+    const started = now();
+    try {{
+      const x = new XHR();
+      apply(open, x, ['POST', URL, false]);
+      apply(send, x, ['t=' + enc(TOKEN) + '&k=' + kind + '&m=' + enc(message) + '&d=' + enc(def)]);
+      if (apply(status, x, []) !== 200) return DISMISSED;
+      return parse(apply(responseText, x, []));
+    }} catch (e) {{
+      return now() - started < FAST_FAIL_MS ? null : DISMISSED;
+    }}
   }};
-  const text = (v) => (v === undefined ? '' : String(v));
-  window.alert = function (m) {{
-    try {{ ask('alert', text(m), ''); return undefined; }} catch (e) {{ return native.alert.apply(this, arguments); }}
+  const text = (v) => (v === undefined ? '' : str(v));
+  W.alert = function (m) {{
+    const r = ask('alert', text(m), '');
+    return r === null ? apply(native.alert, this, arguments) : undefined;
   }};
-  window.confirm = function (m) {{
-    try {{ return ask('confirm', text(m), '').accept === true; }} catch (e) {{ return native.confirm.apply(this, arguments); }}
+  W.confirm = function (m) {{
+    const r = ask('confirm', text(m), '');
+    return r === null ? apply(native.confirm, this, arguments) : r.accept === true;
   }};
-  window.prompt = function (m, d) {{
-    let r;
-    try {{ r = ask('prompt', text(m), text(d)); }} catch (e) {{ return native.prompt.apply(this, arguments); }}
-    return r.accept === true ? String(r.text === null || r.text === undefined ? '' : r.text) : null;
+  W.prompt = function (m, d) {{
+    const r = ask('prompt', text(m), text(d));
+    if (r === null) return apply(native.prompt, this, arguments);
+    return r.accept === true ? str(r.text === null || r.text === undefined ? '' : r.text) : null;
   }};
 }})()"#
     )
@@ -117,17 +146,20 @@ pub(crate) fn fetch_enable_params() -> Box<serde_json::value::RawValue> {
 }
 
 /// Recognizes a paused request: the host must be exactly [`BRIDGE_HOST`] (not a suffix,
-/// not with a port or user), the path `/`, and the query's `t` the token.
+/// not with a port or user), the path `/`, and the token `t` right. The fields
+/// (`t`, `k`, `m`, `d`, URL-encoded) come from the POST `body` the script sends, else from
+/// the URL's query (older recordings); the first occurrence of each wins.
 ///
 /// ```
 /// use cdp_supervisor::bridge::{classify, BridgeRequest, BRIDGE_HOST};
-/// let url = format!("http://{BRIDGE_HOST}/?t=s3cret&k=prompt&m=Name%3F&d=Bob");
-/// assert_eq!(classify(&url, "s3cret"), BridgeRequest::Dialog {
+/// let url = format!("http://{BRIDGE_HOST}/");
+/// let body = "t=s3cret&k=prompt&m=Name%3F&d=Bob";
+/// assert_eq!(classify(&url, Some(body), "s3cret"), BridgeRequest::Dialog {
 ///     kind: "prompt".into(), message: "Name?".into(), default_prompt: "Bob".into() });
-/// assert_eq!(classify(&url, "other"), BridgeRequest::Forged);
-/// assert_eq!(classify("http://evil.test/?t=s3cret", "s3cret"), BridgeRequest::NotBridge);
+/// assert_eq!(classify(&url, Some(body), "other"), BridgeRequest::Forged);
+/// assert_eq!(classify("http://evil.test/", Some(body), "s3cret"), BridgeRequest::NotBridge);
 /// ```
-pub fn classify(url: &str, token: &str) -> BridgeRequest {
+pub fn classify(url: &str, body: Option<&str>, token: &str) -> BridgeRequest {
     let rest = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("https://"));
@@ -140,11 +172,16 @@ pub fn classify(url: &str, token: &str) -> BridgeRequest {
         return BridgeRequest::NotBridge;
     }
     let rest = rest.split('#').next().unwrap_or("");
-    let Some(query) = rest.strip_prefix("/?") else {
-        return BridgeRequest::Forged;
+    let query = match rest {
+        "" | "/" => "",
+        other => match other.strip_prefix("/?") {
+            Some(q) => q,
+            None => return BridgeRequest::Forged,
+        },
     };
     let (mut t, mut k, mut m, mut d) = (None, None, None, None);
-    for pair in query.split('&') {
+    let pairs = body.unwrap_or("").split('&').chain(query.split('&'));
+    for pair in pairs.filter(|p| !p.is_empty()) {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         let slot = match name {
             "t" => &mut t,
@@ -170,6 +207,27 @@ pub fn classify(url: &str, token: &str) -> BridgeRequest {
         message: m.map(Cow::into_owned).unwrap_or_default(),
         default_prompt: d.map(Cow::into_owned).unwrap_or_default(),
     }
+}
+
+/// The body of a paused request: `postData`, else the concatenated base64
+/// `postDataEntries` (newer Chromium), decoded lossily.
+pub(crate) fn request_body(
+    post_data: Option<&str>,
+    entries: &[Option<Cow<'_, str>>],
+) -> Option<String> {
+    if let Some(p) = post_data {
+        return Some(p.to_owned());
+    }
+    if entries.is_empty() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    for e in entries.iter().flatten() {
+        if let Ok(b) = base64::engine::general_purpose::STANDARD.decode(e.as_bytes()) {
+            bytes.extend(b);
+        }
+    }
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 fn decode(value: &str) -> Cow<'_, str> {
@@ -259,37 +317,44 @@ mod tests {
             format!("ftp://{BRIDGE_HOST}/?t=t0k&k=alert"),
             format!("data:text/plain,{BRIDGE_HOST}"),
         ] {
-            assert_eq!(classify(&url, tok), BridgeRequest::NotBridge, "{url}");
+            assert_eq!(classify(&url, None, tok), BridgeRequest::NotBridge, "{url}");
         }
         let ok = format!("https://{}/?t=t0k&k=alert&m=x", BRIDGE_HOST.to_uppercase());
-        assert!(matches!(classify(&ok, tok), BridgeRequest::Dialog { .. }));
+        assert!(matches!(
+            classify(&ok, None, tok),
+            BridgeRequest::Dialog { .. }
+        ));
     }
 
     #[test]
     fn token_is_required_and_exact() {
         let base = format!("http://{BRIDGE_HOST}/?k=confirm&m=x");
-        assert_eq!(classify(&base, "abc"), BridgeRequest::Forged);
+        assert_eq!(classify(&base, None, "abc"), BridgeRequest::Forged);
         assert_eq!(
-            classify(&format!("{base}&t=ab"), "abc"),
+            classify(&format!("{base}&t=ab"), None, "abc"),
             BridgeRequest::Forged
         );
         assert_eq!(
-            classify(&format!("{base}&t=abcd"), "abc"),
+            classify(&format!("{base}&t=abcd"), None, "abc"),
             BridgeRequest::Forged
         );
-        assert_eq!(classify(&format!("{base}&t="), ""), BridgeRequest::Forged);
+        assert_eq!(
+            classify(&format!("{base}&t="), None, ""),
+            BridgeRequest::Forged
+        );
         // The first t wins: a page cannot append its own.
         assert_eq!(
-            classify(&format!("{base}&t=no&t=abc"), "abc"),
+            classify(&format!("{base}&t=no&t=abc"), None, "abc"),
             BridgeRequest::Forged
         );
         assert!(matches!(
-            classify(&format!("{base}&t=abc"), "abc"),
+            classify(&format!("{base}&t=abc"), None, "abc"),
             BridgeRequest::Dialog { .. }
         ));
         assert_eq!(
             classify(
                 &format!("http://{BRIDGE_HOST}/?t=abc&k=beforeunload"),
+                None,
                 "abc"
             ),
             BridgeRequest::Forged
@@ -300,7 +365,7 @@ mod tests {
     fn decodes_what_encode_uri_component_makes() {
         let url = format!("http://{BRIDGE_HOST}/?t=k&k=prompt&m=%C3%A9%20%26%3D%3F&d=%F0%9F%98%80");
         assert_eq!(
-            classify(&url, "k"),
+            classify(&url, None, "k"),
             BridgeRequest::Dialog {
                 kind: "prompt".into(),
                 message: "é &=?".into(),
@@ -309,7 +374,41 @@ mod tests {
         );
         // Broken escapes decode lossily, never panic.
         let url = format!("http://{BRIDGE_HOST}/?t=k&k=alert&m=%E2%82&d=%zz%");
-        assert!(matches!(classify(&url, "k"), BridgeRequest::Dialog { .. }));
+        assert!(matches!(
+            classify(&url, None, "k"),
+            BridgeRequest::Dialog { .. }
+        ));
+    }
+
+    #[test]
+    fn body_fields_come_first_and_the_url_may_be_bare() {
+        let url = format!("http://{BRIDGE_HOST}/");
+        let ok = classify(&url, Some("t=abc&k=confirm&m=pay"), "abc");
+        assert!(matches!(ok, BridgeRequest::Dialog { ref message, .. } if message == "pay"));
+        // A page cannot override the body's token through the query.
+        let url_t = format!("http://{BRIDGE_HOST}/?t=abc");
+        assert_eq!(
+            classify(&url_t, Some("t=no&k=alert"), "abc"),
+            BridgeRequest::Forged
+        );
+        assert_eq!(classify(&url, None, "abc"), BridgeRequest::Forged);
+        assert_eq!(
+            classify(
+                &format!("http://{BRIDGE_HOST}/x"),
+                Some("t=abc&k=alert"),
+                "abc"
+            ),
+            BridgeRequest::Forged
+        );
+    }
+
+    #[test]
+    fn body_from_post_data_entries() {
+        let b64 = base64::engine::general_purpose::STANDARD.encode("t=a&k=alert");
+        let entries = [Some(Cow::Owned(b64))];
+        assert_eq!(request_body(None, &entries).as_deref(), Some("t=a&k=alert"));
+        assert_eq!(request_body(Some("x"), &entries).as_deref(), Some("x"));
+        assert_eq!(request_body(None, &[]), None);
     }
 
     #[test]

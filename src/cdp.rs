@@ -29,6 +29,8 @@ pub(crate) enum CdpEvent<'a> {
     TargetCrashed,
     InspectorDetached(InspectorDetached<'a>),
     RequestPaused(RequestPaused<'a>),
+    FrameStartedNavigating(FrameStartedNavigating<'a>),
+    FrameSubtreeWillBeDetached(FrameSubtreeWillBeDetached<'a>),
 }
 
 /// Parses the params of `method` from `d`: `Ok(None)` (skipped) for events the supervisor
@@ -66,6 +68,10 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
         }
         "Inspector.detached" => E::InspectorDetached(Deserialize::deserialize(d)?),
         "Fetch.requestPaused" => E::RequestPaused(Deserialize::deserialize(d)?),
+        "Page.frameStartedNavigating" => E::FrameStartedNavigating(Deserialize::deserialize(d)?),
+        "Page.frameSubtreeWillBeDetached" => {
+            E::FrameSubtreeWillBeDetached(Deserialize::deserialize(d)?)
+        }
         _ => {
             IgnoredAny::deserialize(d)?;
             return Ok(None);
@@ -372,6 +378,32 @@ pub(crate) struct RequestPaused<'a> {
 pub(crate) struct PausedRequest<'a> {
     #[serde(borrow)]
     pub url: Cow<'a, str>,
+    #[serde(default, rename = "postData", borrow)]
+    pub post_data: Option<Cow<'a, str>>,
+    #[serde(default, rename = "postDataEntries", borrow)]
+    pub post_data_entries: Vec<PostDataEntry<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct PostDataEntry<'a> {
+    #[serde(default, borrow)]
+    pub bytes: Option<Cow<'a, str>>,
+}
+
+/// `Page.frameStartedNavigating`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct FrameStartedNavigating<'a> {
+    #[serde(rename = "frameId", borrow)]
+    pub frame_id: Cow<'a, str>,
+    #[serde(default, rename = "navigationType", borrow)]
+    pub navigation_type: Option<Cow<'a, str>>,
+}
+
+/// `Page.frameSubtreeWillBeDetached`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct FrameSubtreeWillBeDetached<'a> {
+    #[serde(rename = "frameId", borrow)]
+    pub frame_id: Cow<'a, str>,
 }
 
 /// `Inspector.detached`.

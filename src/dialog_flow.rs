@@ -308,10 +308,32 @@ impl Supervisor {
         }
     }
 
+    /// Gives up the bridge dialogs of `frame_id` and every frame below it (it is about to
+    /// navigate or go away): their requests are answered with the dismissal while the
+    /// sessions still exist.
+    pub(crate) fn give_up_bridge_dialogs_in_subtree(&mut self, frame_id: &str) {
+        if !self
+            .dialogs
+            .pending
+            .iter()
+            .any(|d| matches!(d.source, DialogSource::Bridge { .. }))
+        {
+            return;
+        }
+        let mut frames = vec![frame_id.to_owned()];
+        frames.extend(self.frames.descendants(frame_id));
+        for f in frames {
+            self.give_up_bridge_dialogs_of_frame(&f);
+        }
+    }
+
     /// A navigated frame's bridge dialogs are over: Chromium sends no close for them.
     pub(crate) fn give_up_bridge_dialogs_of_frame(&mut self, frame_id: &str) {
+        // One with an answer in flight is settled by that answer's reply.
         while let Some(i) = self.dialogs.pending.iter().position(|d| {
-            d.info.frame_id == frame_id && matches!(d.source, DialogSource::Bridge { .. })
+            d.info.frame_id == frame_id
+                && d.answer.is_none()
+                && matches!(d.source, DialogSource::Bridge { .. })
         }) {
             self.give_up_dialog(i);
         }

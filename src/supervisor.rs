@@ -427,6 +427,10 @@ impl Supervisor {
         } else {
             url
         };
+        // A page blocked in a bridge dialog cannot navigate until it is answered.
+        if let Some(top) = self.page_target_id().map(str::to_owned) {
+            self.give_up_bridge_dialogs_in_subtree(&top);
+        }
         let params = to_raw(&cdp::NavigateParams { url: &url });
         let id = self.send(
             Some(&session),
@@ -814,6 +818,22 @@ impl Supervisor {
                 self.record_console(session, "exception", text, ctx);
             }
             E::RequestPaused(ev) => self.on_request_paused(session, &ev),
+            E::FrameStartedNavigating(ev) => {
+                // A frame blocked in a bridge dialog's synchronous XHR cannot commit a
+                // navigation; answer first (the native equivalent is closed by Chromium).
+                let same_document = matches!(
+                    ev.navigation_type.as_deref(),
+                    Some("sameDocument" | "historySameDocument")
+                );
+                if !same_document {
+                    self.give_up_bridge_dialogs_in_subtree(&ev.frame_id);
+                }
+            }
+            E::FrameSubtreeWillBeDetached(ev) => {
+                // Before the frame's session goes and Chromium lets its paused request fall
+                // through to the network.
+                self.give_up_bridge_dialogs_in_subtree(&ev.frame_id);
+            }
             E::TargetCrashed => self.on_crashed(session),
             E::InspectorDetached(ev) => {
                 self.warn(format!("session {session} detached: {}", ev.reason));
@@ -995,7 +1015,14 @@ impl Supervisor {
         let request_id = ev.request_id.as_ref();
         let t = self.config.setup_timeout;
         let classified = if self.bridge_script.is_some() {
-            bridge::classify(&ev.request.url, &self.config.bridge_token)
+            let entries: Vec<Option<std::borrow::Cow<'_, str>>> = ev
+                .request
+                .post_data_entries
+                .iter()
+                .map(|e| e.bytes.clone())
+                .collect();
+            let body = bridge::request_body(ev.request.post_data.as_deref(), &entries);
+            bridge::classify(&ev.request.url, body.as_deref(), &self.config.bridge_token)
         } else {
             BridgeRequest::NotBridge
         };

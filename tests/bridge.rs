@@ -408,3 +408,109 @@ fn recorded_bridge_requests_without_our_token_are_refused_once_each() {
         "top, OOPIF and srcdoc requests, each refused once"
     );
 }
+
+#[test]
+fn a_frame_starting_to_navigate_gets_its_bridge_dialogs_answered_first() {
+    // A frame blocked in the bridge's synchronous XHR cannot commit a navigation.
+    let mut h = with_oopif(config());
+    h.attach_oopif("S-C", "S-N", "N", "C");
+    paused(
+        &mut h,
+        "S-N",
+        "req-n",
+        "N",
+        &bridge_url(TOKEN, "confirm", "nested", ""),
+    );
+    paused(
+        &mut h,
+        PS,
+        "req-top",
+        PAGE,
+        &bridge_url(TOKEN, "alert", "top", ""),
+    );
+    h.event(PS, "Page.frameStartedNavigating", &format!(r#"{{"frameId":"C","url":"http://b.test/","loaderId":"L","navigationType":"sameDocument"}}"#));
+    assert_eq!(
+        h.snapshot().pending_dialogs.len(),
+        2,
+        "same-document navigations change nothing"
+    );
+    h.event(PS, "Page.frameStartedNavigating", &format!(r#"{{"frameId":"{PAGE}","url":"http://a.test/2","loaderId":"L","navigationType":"differentDocument"}}"#));
+    let s = h.snapshot();
+    assert!(s.pending_dialogs.is_empty());
+    assert!(s
+        .recent_dialogs
+        .iter()
+        .all(|d| d.closed_by == ClosedBy::Remote));
+    let f = fulfills(&h);
+    assert_eq!(f.len(), 2);
+    assert!(
+        f.iter()
+            .any(|c| c.session_id.as_deref() == Some("S-N") && c.json.contains("req-n")),
+        "answered on its own session"
+    );
+    assert!(f
+        .iter()
+        .all(|c| body_of(&c.json) == r#"{"accept":false,"text":null}"#));
+}
+
+#[test]
+fn a_subtree_about_to_detach_gets_its_bridge_dialogs_answered_first() {
+    let mut h = with_oopif(config());
+    paused(
+        &mut h,
+        "S-C",
+        "req-c",
+        "C",
+        &bridge_url(TOKEN, "prompt", "x", ""),
+    );
+    h.event(PS, "Page.frameSubtreeWillBeDetached", r#"{"frameId":"C"}"#);
+    let f = fulfills(&h);
+    assert_eq!(f.len(), 1);
+    assert_eq!(
+        f[0].session_id.as_deref(),
+        Some("S-C"),
+        "while its session still exists"
+    );
+    assert_eq!(h.snapshot().recent_dialogs[0].closed_by, ClosedBy::Remote);
+}
+
+#[test]
+fn recover_answers_bridge_dialogs_before_navigating() {
+    let mut h = with_oopif(config());
+    paused(
+        &mut h,
+        PS,
+        "req-top",
+        PAGE,
+        &bridge_url(TOKEN, "confirm", "x", ""),
+    );
+    h.sup.recover(h.now).unwrap();
+    h.drain();
+    let fulfill = h
+        .sent
+        .iter()
+        .position(|c| c.method == "Fetch.fulfillRequest")
+        .unwrap();
+    let navigate = h
+        .sent
+        .iter()
+        .position(|c| c.method == "Page.navigate")
+        .unwrap();
+    assert!(fulfill < navigate);
+}
+
+#[test]
+fn the_script_sends_the_token_in_a_post_body() {
+    let mut h = with_oopif(config());
+    let body = format!("t={TOKEN}&k=confirm&m=ok%3F&d=");
+    h.event(PS, "Fetch.requestPaused", &format!(
+        r#"{{"requestId":"r","request":{{"url":"http://{BRIDGE_HOST}/","method":"POST","headers":{{}},"hasPostData":true,"postDataEntries":[{{"bytes":"{}"}}]}},"frameId":"{PAGE}","resourceType":"XHR"}}"#,
+        base64::engine::general_purpose::STANDARD.encode(&body)
+    ));
+    assert_eq!(h.snapshot().pending_dialogs[0].message, "ok?");
+    let script = cdp_supervisor::bridge::script(TOKEN);
+    assert!(
+        script.contains("'POST'") && !script.contains("'/?t='"),
+        "never in the URL"
+    );
+}

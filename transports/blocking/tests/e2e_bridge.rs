@@ -480,9 +480,9 @@ fn policies_answer_bridge_dialogs() {
 /// must not be able to learn the token. The bridge script calls `x.open(...)` through
 /// `XMLHttpRequest.prototype`, which the page can patch before it calls `alert`; it then
 /// reads the token from the URL and raises dialogs of its own text ("pay") that look
-/// like the page's. Ignored while the core bug stands (CORE-BUGS.md).
+/// like the page's; or it reads it from Resource Timing. The script captures what it
+/// calls at install time and sends the token in a POST body, never in the URL.
 #[test]
-#[ignore = "core bug: the bridge token leaks through a patched XMLHttpRequest.prototype.open (CORE-BUGS.md)"]
 fn page_cannot_learn_the_bridge_token() {
     let Some(w) = bridge_world("bridge-token-leak", true, false, DialogPolicy::MustRespond) else {
         return;
@@ -493,7 +493,10 @@ fn page_cannot_learn_the_bridge_token() {
       XMLHttpRequest.prototype.open = function (m, u) { seen.push(String(u)); return open.apply(this, arguments); };
       setTimeout(() => {
         alert('innocent');
-        const t = (/[?&]t=([^&]*)/.exec(seen[0] || '') || [])[1];
+        // Resource Timing lists every request's URL, the bridge's included.
+        const timing = performance.getEntriesByType('resource').map((e) => e.name).join(' ');
+        const t = (/[?&]t=([^&]*)/.exec(seen[0] || '') || [])[1]
+          || (/[?&]t=([^&]*)/.exec(timing) || [])[1];
         window.__stolen = t || 'nothing';
         if (t) fetch('http://bridge.invalid/?t=' + t + '&k=confirm&m=pay');
       }, 0);
@@ -543,11 +546,11 @@ fn bridge_dialog_of_a_top_that_navigates_to_another_site_closes_remote() {
 /// SPEC §6.5: a bridge dialog whose session detaches is closed `remote`, and nothing
 /// else happens. Real Chromium, when the top navigates while an OOPIF's bridge `confirm`
 /// is pending: the OOPIF's session detaches, Chromium lets the paused request go to the
-/// network, it fails, and the script falls back to a *native* `confirm` in the dying
-/// frame; about one run in four the browser then crashes (CORE-BUGS.md). Without a proxy,
-/// so that nothing but Chromium answers.
+/// network, it fails, and a script that fell back to the *native* `confirm` opened one in
+/// the dying frame; about one run in four the browser then crashed. The core now answers
+/// the request when the frame starts navigating, and the script falls back only when the
+/// request could not be sent at all. Without a proxy, so that nothing but Chromium answers.
 #[test]
-#[ignore = "core bug: a detached OOPIF's bridge request fails and the script opens a native dialog; Chromium may crash (CORE-BUGS.md)"]
 fn bridge_dialog_of_an_oopif_whose_parent_navigates_closes_remote() {
     for round in 0..4 {
         let test = format!("bridge-navigated-oopif-{round}");
@@ -567,11 +570,10 @@ fn bridge_dialog_of_an_oopif_whose_parent_navigates_closes_remote() {
 /// Like fact 9 for native dialogs: navigating the top frame within its site while its
 /// own bridge dialog is pending should close the dialog `remote`. Real Chromium cannot
 /// commit the navigation while the renderer's main thread waits in the bridge's
-/// synchronous XHR, and the core answers the request only when the frame has navigated:
-/// a deadlock until someone answers (CORE-BUGS.md). `recover` sends the same kind of
-/// `Page.navigate`, so it cannot release such a page either.
+/// synchronous XHR, so the core answers the request (dismissed, `remote`) as soon as the
+/// frame starts navigating (`Page.frameStartedNavigating`), and `recover` does the same
+/// before its own `Page.navigate`.
 #[test]
-#[ignore = "core bug: a same-site navigation of a frame waits forever for its pending bridge dialog (CORE-BUGS.md)"]
 fn navigating_the_top_within_its_site_closes_its_bridge_dialog() {
     let Some(w) = bridge_world(
         "bridge-navigated-same-site",
@@ -604,9 +606,9 @@ fn navigate_away_from_a_bridge_dialog(w: &BridgeWorld, which: &str, to: &str) {
 
 /// A sandboxed iframe without `allow-modals` cannot show dialogs: natively `confirm`
 /// returns false at once and no dialog opens (checked on Chromium 156 with the bridge
-/// off). The bridge must not give it one; today it does (CORE-BUGS.md).
+/// off). The bridge must not give it one: a frame with an opaque origin keeps the native
+/// functions.
 #[test]
-#[ignore = "core bug: the bridge shows dialogs of sandboxed frames without allow-modals (CORE-BUGS.md)"]
 fn sandboxed_frame_without_allow_modals_gets_no_dialog() {
     let Some(w) = bridge_world("bridge-sandbox", true, false, DialogPolicy::MustRespond) else {
         return;
