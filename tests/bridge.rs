@@ -428,7 +428,11 @@ fn a_frame_starting_to_navigate_gets_its_bridge_dialogs_answered_first() {
         PAGE,
         &bridge_url(TOKEN, "alert", "top", ""),
     );
-    h.event(PS, "Page.frameStartedNavigating", &format!(r#"{{"frameId":"C","url":"http://b.test/","loaderId":"L","navigationType":"sameDocument"}}"#));
+    h.event(
+        PS,
+        "Page.frameStartedNavigating",
+        r#"{"frameId":"C","url":"http://b.test/","loaderId":"L","navigationType":"sameDocument"}"#,
+    );
     assert_eq!(
         h.snapshot().pending_dialogs.len(),
         2,
