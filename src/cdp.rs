@@ -7,7 +7,6 @@ use std::borrow::Cow;
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::value::RawValue;
 
 /// The events the supervisor handles, with their params parsed. Every other event is
 /// skipped without building anything.
@@ -338,12 +337,70 @@ impl<'de> Deserialize<'de> for ConsoleText {
 pub(crate) struct RemoteObject<'a> {
     #[serde(default, rename = "type", borrow)]
     pub kind: Cow<'a, str>,
-    #[serde(default, borrow)]
-    pub value: Option<&'a RawValue>,
+    #[serde(default)]
+    pub value: Option<ValueText<'a>>,
     #[serde(default, borrow)]
     pub description: Option<Cow<'a, str>>,
     #[serde(default, rename = "unserializableValue", borrow)]
     pub unserializable_value: Option<Cow<'a, str>>,
+}
+
+/// A remote object's `value` as a log line shows it, read in the same pass: strings
+/// borrowed, scalars printed, objects and arrays skipped (their `description` says more).
+#[derive(Debug)]
+pub(crate) enum ValueText<'a> {
+    Str(Cow<'a, str>),
+    Scalar(String),
+    Compound,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ValueText<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, MapAccess, SeqAccess, Visitor};
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = ValueText<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_borrowed_str<E: Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(ValueText::Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(ValueText::Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(ValueText::Str(Cow::Owned(v)))
+            }
+            fn visit_bool<E: Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(ValueText::Scalar(v.to_string()))
+            }
+            fn visit_i64<E: Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(ValueText::Scalar(v.to_string()))
+            }
+            fn visit_u64<E: Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(ValueText::Scalar(v.to_string()))
+            }
+            fn visit_f64<E: Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(ValueText::Scalar(v.to_string()))
+            }
+            fn visit_unit<E: Error>(self) -> Result<Self::Value, E> {
+                Ok(ValueText::Scalar("null".to_owned()))
+            }
+            fn visit_none<E: Error>(self) -> Result<Self::Value, E> {
+                Ok(ValueText::Scalar("null".to_owned()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(ValueText::Compound)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(ValueText::Compound)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
 }
 
 /// `Runtime.exceptionThrown`.

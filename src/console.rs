@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::cdp::{BorrowedCow, ConsoleApiCalled, ExceptionDetails, RemoteObject};
+use crate::cdp::{ConsoleApiCalled, ExceptionDetails, RemoteObject, ValueText};
 
 /// Characters kept of one console error's text; the rest is cut with an ellipsis.
 pub const MAX_CONSOLE_TEXT: usize = 2_000;
@@ -62,12 +62,8 @@ pub(crate) fn exception_text(details: &ExceptionDetails<'_>) -> String {
 }
 
 fn remote_object_text<'a>(o: &'a RemoteObject<'_>) -> Cow<'a, str> {
-    if o.kind == "string" {
-        if let Some(v) = o.value {
-            if let Ok(s) = serde_json::from_str::<BorrowedCow<'a>>(v.get()) {
-                return s.0;
-            }
-        }
+    if let (true, Some(ValueText::Str(v))) = (o.kind == "string", &o.value) {
+        return Cow::Borrowed(v.as_ref());
     }
     if let Some(d) = &o.description {
         return Cow::Borrowed(d.as_ref());
@@ -75,9 +71,10 @@ fn remote_object_text<'a>(o: &'a RemoteObject<'_>) -> Cow<'a, str> {
     if let Some(u) = &o.unserializable_value {
         return Cow::Borrowed(u.as_ref());
     }
-    match o.value {
-        Some(v) => Cow::Borrowed(v.get()),
-        None => Cow::Borrowed(o.kind.as_ref()),
+    match &o.value {
+        Some(ValueText::Str(v)) => Cow::Borrowed(v.as_ref()),
+        Some(ValueText::Scalar(v)) => Cow::Borrowed(v.as_str()),
+        Some(ValueText::Compound) | None => Cow::Borrowed(o.kind.as_ref()),
     }
 }
 

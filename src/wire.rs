@@ -45,8 +45,10 @@ pub struct Envelope<'a> {
 pub(crate) enum Params<'a> {
     /// No `params` key.
     Absent,
-    /// Parsed into the handled event's struct.
-    Event(Box<CdpEvent<'a>>),
+    /// Parsed into the handled event's struct. Not boxed: this is the hot path, and an
+    /// envelope lives on the stack for one message.
+    #[allow(clippy::large_enum_variant)]
+    Event(CdpEvent<'a>),
     /// Not an event the supervisor handles: skipped.
     Skipped,
     /// `params` came before `method`: kept raw, parsed once the method is known.
@@ -71,7 +73,7 @@ impl<'a> Envelope<'a> {
             return Ok(None);
         };
         match std::mem::replace(&mut self.params, Params::Skipped) {
-            Params::Event(ev) => Ok(Some(*ev)),
+            Params::Event(ev) => Ok(Some(ev)),
             Params::Skipped => Ok(None),
             Params::Raw(raw) => {
                 let mut d = serde_json::Deserializer::from_str(raw.get());
@@ -152,7 +154,7 @@ impl<'de> DeserializeSeed<'de> for ParamsSeed<'_> {
     type Value = Params<'de>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Params<'de>, D::Error> {
         Ok(match deserialize_event(self.0, d)? {
-            Some(ev) => Params::Event(Box::new(ev)),
+            Some(ev) => Params::Event(ev),
             None => Params::Skipped,
         })
     }
