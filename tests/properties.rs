@@ -305,10 +305,9 @@ fn the_generator_reaches_every_rule() {
 
 /// Found by `each_paused_request_is_answered_once_on_its_own_session` (minimal case).
 /// SPEC §6.5 and `on_request_paused`'s own contract: each paused request gets exactly one
-/// answer. A second `respond_dialog` while the first bridge answer awaits its reply sends
-/// a second `Fetch.fulfillRequest` for the same request.
+/// answer. A second `respond_dialog` while the first bridge answer awaits its reply sent
+/// a second `Fetch.fulfillRequest` for the same request (fixed: it is refused now).
 #[test]
-#[ignore = "core bug: a second respond_dialog on a bridge dialog whose answer is in flight fulfills the request twice (CORE-BUGS.md)"]
 fn a_bridge_request_is_fulfilled_once_when_answered_twice() {
     let config = cdp_supervisor::Config {
         bridge: true,

@@ -741,11 +741,10 @@ fn attach_msg(
 
 // ---- the driver -------------------------------------------------------------------------
 
-/// Known core bug (CORE-BUGS.md, "second Fetch.fulfillRequest"): `respond_dialog` on a
-/// bridge dialog whose answer is still in flight sends a second `Fetch.fulfillRequest`
-/// for the same request. Tolerated here so the property keeps guarding everything else;
-/// set to `false` once the core is fixed (`tests/fuzz_regressions.rs` has the repro).
-const TOLERATE_SECOND_ANSWER_IN_FLIGHT: bool = true;
+/// Was a core bug (CORE-BUGS.md, "second Fetch.fulfillRequest"), fixed by
+/// `DialogError::AnswerInFlight`: a second answer while one is in flight is no longer
+/// sent. Kept as a switch should a regression need to be tolerated while it is fixed.
+const TOLERATE_SECOND_ANSWER_IN_FLIGHT: bool = false;
 
 /// Methods that make up a child's set-up before its resume (fact 2).
 const IFRAME_SETUP: [&str; 3] = ["Page.enable", "Runtime.enable", "Target.setAutoAttach"];
@@ -1493,7 +1492,13 @@ impl Driver {
             .unwrap_or_else(|| "S-unknown-fetch".into());
         let request = self.tab.fresh("R");
         let k = ["alert", "confirm", "prompt"][kind as usize % 3];
-        let url = match url % 8 {
+        // The script POSTs its fields (the query form is what older recordings show).
+        let post = (url % 10 >= 8).then(|| match url % 10 {
+            8 => format!(r#","postData":"t={TOKEN}&k={k}&m=Posted&d=def""#),
+            _ => format!(r#","postData":"t=wrong&k={k}""#),
+        });
+        let url = match url % 10 {
+            8 | 9 => "http://bridge.invalid/".to_owned(),
             0 => format!("http://bridge.invalid/?t={TOKEN}&k={k}&m=Hi%20there&d=def"),
             1 => format!("https://bridge.invalid/?t={TOKEN}&k={k}&m=&d="),
             2 => format!("http://bridge.invalid/?t=wrong&k={k}&m=forged"),
@@ -1504,7 +1509,8 @@ impl Driver {
             _ => format!("http://bridge.invalid/?t={TOKEN}&k=beforeunload"),
         };
         let params = format!(
-            r#"{{"requestId":"{request}","request":{{"url":"{url}","method":"GET","headers":{{}}}},"frameId":"{frame}","resourceType":"XHR"}}"#
+            r#"{{"requestId":"{request}","request":{{"url":"{url}","method":"POST","headers":{{}}{}}},"frameId":"{frame}","resourceType":"XHR"}}"#,
+            post.unwrap_or_default()
         );
         // Registered before feeding: the answer may go out at once (a continue, a refusal,
         // an auto policy).
