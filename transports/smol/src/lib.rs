@@ -49,7 +49,7 @@ pub use cdp_supervisor_blocking::{Browser, ClientError, ClientEvent, CommandUpda
 type Ws = WebSocketStream<TcpStream>;
 
 /// A handle to a supervised tab over an async WebSocket, driven by a task on smol's
-/// global executor. Call [`Client::stop`] before dropping it; a dropped client stops its
+/// global executor (or on a `LocalExecutor`: [`Client::connect_local`]). Call [`Client::stop`] before dropping it; a dropped client stops its
 /// task in the background.
 #[derive(Debug)]
 pub struct Client {
