@@ -36,7 +36,13 @@ pub fn ws_config() -> WebSocketConfig {
     WebSocketConfig::default()
         .max_message_size(Some(MAX_MESSAGE_SIZE))
         .max_frame_size(Some(MAX_MESSAGE_SIZE))
+        // The default 128 KiB read buffer was most of a supervised tab's memory (the
+        // many-tabs benchmark); large messages still grow their own buffer.
+        .read_buffer_size(READ_BUFFER_SIZE)
 }
+
+/// The WebSocket read buffer per connection.
+pub const READ_BUFFER_SIZE: usize = 8 * 1024;
 
 type Ws = WebSocket<TcpStream>;
 
