@@ -342,7 +342,7 @@ impl Supervisor {
     /// Closes the dialog at `index` as `remote`. A bridge request still paused on a live
     /// session is answered (dismiss) so it is never left hanging; if it is gone already,
     /// the "Invalid InterceptionId" reply is harmless.
-    fn give_up_dialog(&mut self, index: usize) {
+    pub(crate) fn give_up_dialog(&mut self, index: usize) {
         let Some(d) = self.dialogs.pending.get(index) else {
             return;
         };

@@ -1095,8 +1095,10 @@ impl Supervisor {
             if let Some(p) = self.page.as_mut() {
                 p.phase = PagePhase::Crashed;
             }
+            // Every dialog of the tab is over; a bridge request paused on an OOPIF session
+            // whose renderer lives on still gets its one answer.
             while !self.dialogs.pending.is_empty() {
-                self.close_dialog(0, ClosedBy::Remote, false, None);
+                self.give_up_dialog(0);
             }
         } else {
             for f in self.frames.owned_by(&sessions) {

@@ -518,3 +518,28 @@ fn the_script_sends_the_token_in_a_post_body() {
         "never in the URL"
     );
 }
+
+#[test]
+fn a_crashed_page_still_answers_bridge_requests_paused_on_live_oopif_sessions() {
+    // Found by the property tests: every paused request gets its one answer.
+    let mut h = with_oopif(config());
+    paused(
+        &mut h,
+        "S-C",
+        "req-c",
+        "C",
+        &bridge_url(TOKEN, "confirm", "x", ""),
+    );
+    paused(
+        &mut h,
+        PS,
+        "req-top",
+        PAGE,
+        &bridge_url(TOKEN, "alert", "y", ""),
+    );
+    h.event(PS, "Inspector.targetCrashed", "{}");
+    let f = fulfills(&h);
+    assert_eq!(f.len(), 1, "only the live OOPIF session is answered");
+    assert_eq!(f[0].session_id.as_deref(), Some("S-C"));
+    assert!(h.snapshot().pending_dialogs.is_empty());
+}
