@@ -128,7 +128,7 @@ struct FetchEnableParams<'a> {
 }
 
 /// `Fetch.enable` params that pause only requests to the bridge host, both schemes.
-pub(crate) fn fetch_enable_params() -> Box<serde_json::value::RawValue> {
+pub(crate) fn fetch_enable_params() -> Option<Box<serde_json::value::RawValue>> {
     let http = format!("http://{BRIDGE_HOST}/*");
     let https = format!("https://{BRIDGE_HOST}/*");
     to_raw(&FetchEnableParams {
@@ -271,7 +271,7 @@ pub(crate) fn fulfill_params(
     request_id: &str,
     status: u16,
     body: &str,
-) -> Box<serde_json::value::RawValue> {
+) -> Option<Box<serde_json::value::RawValue>> {
     to_raw(&FulfillParams {
         request_id,
         response_code: status,
@@ -297,7 +297,7 @@ struct RequestIdParams<'a> {
 }
 
 /// `Fetch.continueRequest` params.
-pub(crate) fn continue_params(request_id: &str) -> Box<serde_json::value::RawValue> {
+pub(crate) fn continue_params(request_id: &str) -> Option<Box<serde_json::value::RawValue>> {
     to_raw(&RequestIdParams { request_id })
 }
 
@@ -413,7 +413,7 @@ mod tests {
 
     #[test]
     fn fulfill_body_is_base64_json() {
-        let p = fulfill_params("r1", 200, &answer_body(false, None));
+        let p = fulfill_params("r1", 200, &answer_body(false, None)).unwrap();
         let v: serde_json::Value = serde_json::from_str(p.get()).unwrap();
         let body = base64::engine::general_purpose::STANDARD
             .decode(v["body"].as_str().unwrap())

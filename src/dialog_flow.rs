@@ -144,7 +144,7 @@ impl Supervisor {
         let id = self.send(
             Some(&session),
             method,
-            Some(&params),
+            params.as_deref(),
             Purpose::DialogAnswer {
                 dialog_id,
                 by,
@@ -363,7 +363,7 @@ impl Supervisor {
                 self.send(
                     Some(&session),
                     "Fetch.fulfillRequest",
-                    Some(&params),
+                    params.as_deref(),
                     Purpose::Quiet,
                     t,
                 );
@@ -376,7 +376,7 @@ impl Supervisor {
         &mut self,
         id: u64,
         mut cmd: InFlight,
-        outcome: Result<&RawValue, CdpError>,
+        outcome: Result<Option<&RawValue>, CdpError>,
     ) {
         let Purpose::DialogAnswer {
             dialog_id,

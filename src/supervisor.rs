@@ -435,7 +435,7 @@ impl Supervisor {
         let id = self.send(
             Some(&session),
             "Page.navigate",
-            Some(&params),
+            params.as_deref(),
             Purpose::User,
             self.config.setup_timeout,
         );
@@ -507,18 +507,18 @@ impl Supervisor {
         let Some(cmd) = self.commands_in_flight.by_id.remove(&id) else {
             return Err(InputError::UnknownReply { id });
         };
-        let outcome: Result<&RawValue, CdpError> = match (result, error) {
+        // `Ok(None)`: a reply with neither result nor error, read as an empty result.
+        let outcome: Result<Option<&RawValue>, CdpError> = match (result, error) {
             (_, Some(e)) => Err(serde_json::from_str(e.get()).unwrap_or(CdpError {
                 code: 0,
                 message: e.get().to_owned(),
             })),
-            (Some(r), None) => Ok(r),
-            (None, None) => Ok(crate::wire::empty_object()),
+            (r, None) => Ok(r),
         };
         match cmd.purpose.clone() {
             Purpose::User => {
                 let outcome = outcome
-                    .map(|r| r.get().to_owned())
+                    .map(|r| r.map_or("{}", RawValue::get).to_owned())
                     .map_err(|e| CommandError::Cdp {
                         method: cmd.method.clone(),
                         code: e.code,
@@ -543,8 +543,7 @@ impl Supervisor {
             },
             Purpose::AttachPage => match outcome {
                 Ok(r) => {
-                    let res: cdp::AttachToTargetResult<'_> =
-                        parse("Target.attachToTarget", Some(r))?;
+                    let res: cdp::AttachToTargetResult<'_> = parse("Target.attachToTarget", r)?;
                     self.on_page_attached(&res.session_id);
                     Ok(())
                 }
@@ -613,8 +612,8 @@ impl Supervisor {
         }
     }
 
-    fn on_targets(&mut self, result: &RawValue) -> Result<(), InputError> {
-        let targets: cdp::GetTargetsResult<'_> = parse("Target.getTargets", Some(result))?;
+    fn on_targets(&mut self, result: Option<&RawValue>) -> Result<(), InputError> {
+        let targets: cdp::GetTargetsResult<'_> = parse("Target.getTargets", result)?;
         let pages: Vec<&cdp::TargetInfo<'_>> = targets
             .target_infos
             .iter()
@@ -656,7 +655,7 @@ impl Supervisor {
         self.send(
             None,
             "Target.attachToTarget",
-            Some(&params),
+            params.as_deref(),
             Purpose::AttachPage,
             self.config.setup_timeout,
         );
@@ -706,7 +705,7 @@ impl Supervisor {
         self.send(
             s,
             "Target.setAutoAttach",
-            Some(&auto_attach),
+            auto_attach.as_deref(),
             Purpose::Setup,
             t,
         );
@@ -720,24 +719,28 @@ impl Supervisor {
             self.send(
                 s,
                 "Page.addScriptToEvaluateOnNewDocument",
-                Some(&add),
+                add.as_deref(),
                 Purpose::Setup,
                 t,
             );
             let eval = to_raw(&cdp::EvaluateParams {
                 expression: &source,
             });
-            self.send(s, "Runtime.evaluate", Some(&eval), Purpose::Quiet, t);
+            self.send(s, "Runtime.evaluate", eval.as_deref(), Purpose::Quiet, t);
             let fetch = bridge::fetch_enable_params();
-            self.send(s, "Fetch.enable", Some(&fetch), Purpose::Setup, t);
+            self.send(s, "Fetch.enable", fetch.as_deref(), Purpose::Setup, t);
         }
     }
 
-    fn on_frame_tree(&mut self, session_id: &str, result: &RawValue) -> Result<(), InputError> {
+    fn on_frame_tree(
+        &mut self,
+        session_id: &str,
+        result: Option<&RawValue>,
+    ) -> Result<(), InputError> {
         if !self.sessions.contains(session_id) {
             return Ok(());
         }
-        let tree: cdp::GetFrameTreeResult<'_> = parse("Page.getFrameTree", Some(result))?;
+        let tree: cdp::GetFrameTreeResult<'_> = parse("Page.getFrameTree", result)?;
         // Iterative walk: a hostile deep tree cannot overflow the stack (serde_json already
         // caps nesting at 128).
         let mut stack = vec![&tree.frame_tree];
@@ -932,7 +935,7 @@ impl Supervisor {
         self.send(
             Some(parent),
             "Target.detachFromTarget",
-            Some(&params),
+            params.as_deref(),
             Purpose::Setup,
             self.config.setup_timeout,
         );
@@ -1032,7 +1035,7 @@ impl Supervisor {
                 self.send(
                     Some(session),
                     "Fetch.continueRequest",
-                    Some(&params),
+                    params.as_deref(),
                     Purpose::Quiet,
                     t,
                 );
@@ -1042,7 +1045,7 @@ impl Supervisor {
                 self.send(
                     Some(session),
                     "Fetch.fulfillRequest",
-                    Some(&params),
+                    params.as_deref(),
                     Purpose::Quiet,
                     t,
                 );

@@ -253,24 +253,35 @@ pub struct OutgoingCommand {
 struct OutgoingRef<'a> {
     id: u64,
     method: &'a str,
-    params: &'a RawValue,
+    params: ParamsOrEmpty<'a>,
     #[serde(rename = "sessionId", skip_serializing_if = "Option::is_none")]
     session_id: Option<&'a str>,
+}
+
+/// Params as given, or `{}`.
+struct ParamsOrEmpty<'a>(Option<&'a RawValue>);
+
+impl Serialize for ParamsOrEmpty<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self.0 {
+            Some(raw) => raw.serialize(s),
+            None => s.serialize_map(Some(0))?.end(),
+        }
+    }
 }
 
 impl OutgoingCommand {
     /// Builds the JSON text of a command. `params` must be a JSON object; `None` sends `{}`.
     pub fn new(id: u64, method: &str, params: Option<&RawValue>, session_id: Option<&str>) -> Self {
-        let empty = empty_object();
-        let params = params.unwrap_or(empty);
         let msg = OutgoingRef {
             id,
             method,
-            params,
+            params: ParamsOrEmpty(params),
             session_id,
         };
-        // Serializing a struct of strings, an integer and an already-valid RawValue into a
-        // String cannot fail (no maps with non-string keys, no I/O).
+        // Serializing strings, an integer and an already-valid RawValue into a String
+        // cannot fail (no maps with non-string keys, no I/O); the empty fallback is moot.
         let json = serde_json::to_string(&msg).unwrap_or_default();
         OutgoingCommand {
             id,
@@ -281,19 +292,11 @@ impl OutgoingCommand {
     }
 }
 
-/// `{}` as a raw value.
-pub(crate) fn empty_object() -> &'static RawValue {
-    // A literal that is valid JSON: from_string of it cannot fail.
-    static EMPTY: std::sync::OnceLock<Box<RawValue>> = std::sync::OnceLock::new();
-    EMPTY.get_or_init(|| RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable!()))
-}
-
-/// Serializes `value` as raw JSON params. Only used with the supervisor's own param structs,
-/// which always serialize.
-pub(crate) fn to_raw<T: Serialize>(value: &T) -> Box<RawValue> {
-    serde_json::value::to_raw_value(value).unwrap_or_else(|_| {
-        RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable!())
-    })
+/// Serializes one of the supervisor's own param structs as raw JSON. They are plain
+/// structs of strings, numbers and booleans, which always serialize; `None` (never seen)
+/// would send `{}`.
+pub(crate) fn to_raw<T: Serialize>(value: &T) -> Option<Box<RawValue>> {
+    serde_json::value::to_raw_value(value).ok()
 }
 
 #[cfg(test)]
