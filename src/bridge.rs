@@ -114,6 +114,22 @@ pub fn script(token: &str) -> String {
     )
 }
 
+/// The token inside a script made by [`script`] (the string literal after `TOKEN = `),
+/// e.g. to replay a recorded bridge session with the token it used.
+///
+/// ```
+/// use cdp_supervisor::bridge::{script, token_in_script};
+/// assert_eq!(token_in_script(&script("a\"b")).as_deref(), Some("a\"b"));
+/// assert_eq!(token_in_script("alert(1)"), None);
+/// ```
+pub fn token_in_script(source: &str) -> Option<String> {
+    let (_, rest) = source.split_once("const TOKEN = ")?;
+    serde_json::Deserializer::from_str(rest)
+        .into_iter::<String>()
+        .next()?
+        .ok()
+}
+
 #[derive(Serialize)]
 struct Pattern<'a> {
     #[serde(rename = "urlPattern")]

@@ -97,6 +97,28 @@ impl<'a> Trace<'a> {
         Ok(Trace { entries })
     }
 
+    /// The bridge token a recorded session used: the one in the first
+    /// `Page.addScriptToEvaluateOnNewDocument` it sent (see [`crate::bridge::token_in_script`]).
+    /// Replaying with it lets the recorded bridge requests become dialogs again.
+    pub fn recorded_bridge_token(&self) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Out<'a> {
+            #[serde(borrow)]
+            method: Option<std::borrow::Cow<'a, str>>,
+            params: Option<Source>,
+        }
+        #[derive(Deserialize)]
+        struct Source {
+            source: Option<String>,
+        }
+        self.entries
+            .iter()
+            .filter(|e| e.dir == Direction::Out)
+            .filter_map(|e| serde_json::from_str::<Out<'_>>(e.msg?.get()).ok())
+            .filter(|m| m.method.as_deref() == Some("Page.addScriptToEvaluateOnNewDocument"))
+            .find_map(|m| crate::bridge::token_in_script(&m.params?.source?))
+    }
+
     /// The `in` messages as text, in order (what a benchmark feeds).
     pub fn incoming(&self) -> impl Iterator<Item = &'a str> + '_ {
         self.entries

@@ -258,3 +258,89 @@ fn the_remaining_recordings_replay_cleanly() {
         );
     }
 }
+
+fn bridge_config(name: &str) -> Config {
+    let text = harness::trace_text(&format!("e2e/{name}"));
+    let trace = cdp_supervisor::replay::Trace::parse(&text).unwrap();
+    let token = trace
+        .recorded_bridge_token()
+        .expect("the recording ran the bridge");
+    Config {
+        bridge: true,
+        bridge_token: token,
+        ..Config::default()
+    }
+}
+
+fn opened(run: &ReplayRun) -> Vec<(String, String)> {
+    run.diffs()
+        .filter_map(|d| match d {
+            Diff::DialogOpened { dialog } => Some((dialog.kind.clone(), dialog.frame_id.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn bridge_dialogs_in_every_frame_replay_with_the_recorded_token() {
+    let run = run_with("bridge-every-frame", bridge_config("bridge-every-frame"));
+    let dialogs = opened(&run);
+    let frames: std::collections::BTreeSet<&str> =
+        dialogs.iter().map(|(_, f)| f.as_str()).collect();
+    assert_eq!(
+        frames.len(),
+        4,
+        "top, srcdoc, OOPIF, nested OOPIF: {dialogs:?}"
+    );
+    // Without the token the same requests are forgeries: no dialog at all.
+    let forged = run_with(
+        "bridge-every-frame",
+        Config {
+            bridge: true,
+            bridge_token: "other".into(),
+            ..Config::default()
+        },
+    );
+    assert!(opened(&forged).is_empty());
+}
+
+#[test]
+fn forged_bridge_requests_replay_as_forgeries() {
+    let run = run_with("bridge-forged", bridge_config("bridge-forged"));
+    assert!(opened(&run).is_empty());
+}
+
+#[test]
+fn sandboxed_frame_makes_no_bridge_request() {
+    let run = run_with("bridge-sandbox", bridge_config("bridge-sandbox"));
+    assert!(
+        opened(&run).is_empty(),
+        "an opaque origin keeps the native functions"
+    );
+}
+
+#[test]
+fn bridge_dialog_of_a_navigating_frame_is_answered_before_the_navigation() {
+    for name in ["bridge-navigated-same-site", "bridge-navigated-oopif-0"] {
+        let run = run_with(name, bridge_config(name));
+        let recent = &run.snapshot.recent_dialogs;
+        assert!(!recent.is_empty(), "{name}");
+        assert!(
+            recent.iter().all(|d| d.closed_by == ClosedBy::Remote),
+            "{name}: {recent:?}"
+        );
+        assert!(run.snapshot.pending_dialogs.is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn csp_and_policy_recordings_replay_cleanly() {
+    for name in ["bridge-csp", "bridge-policies"] {
+        let run = run_with(name, bridge_config(name));
+        assert_eq!(
+            run.snapshot.page.as_ref().map(|p| p.state),
+            Some(PageState::Live),
+            "{name}"
+        );
+    }
+}

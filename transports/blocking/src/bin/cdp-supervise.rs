@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use cdp_supervisor::replay::{Direction, Replayer, Trace};
+use cdp_supervisor::replay::{Replayer, Trace};
 use cdp_supervisor::{Config, DialogAction, DialogPolicy, Diff, Event, PageState, Supervisor};
 use cdp_supervisor_blocking::demo::{DemoSite, DEMO_INTERVAL_S};
 use cdp_supervisor_blocking::{Browser, Client, ClientError, ClientEvent, CommandUpdate, Options};
@@ -217,7 +217,7 @@ fn replay(args: Args) -> Result<(), Failure> {
     if config.bridge {
         // The recorded bridge requests carry the recording supervisor's secret: replay
         // with it, or they would all be refused as forged.
-        match recorded_bridge_token(&trace) {
+        match trace.recorded_bridge_token() {
             Some(token) => config.bridge_token = token,
             None => eprintln!(
                 "cdp-supervise: warning: --bridge: {} holds no recorded bridge script, so bridge requests in it replay as forged",
@@ -239,27 +239,6 @@ fn replay(args: Args) -> Result<(), Failure> {
     let snapshot = serde_json::to_value(sup.snapshot()).unwrap_or(Value::Null);
     emit(&typed("snapshot", &json!({ "snapshot": snapshot })));
     Ok(())
-}
-
-/// The bridge token of a recorded session: the string literal after `TOKEN = ` in the
-/// first `Page.addScriptToEvaluateOnNewDocument` the recording supervisor sent (the
-/// script of `cdp_supervisor::bridge::script`).
-fn recorded_bridge_token(trace: &Trace<'_>) -> Option<String> {
-    trace
-        .entries
-        .iter()
-        .filter(|e| e.dir == Direction::Out)
-        .filter_map(|e| serde_json::from_str::<Value>(e.msg?.get()).ok())
-        .filter(|m| m["method"] == "Page.addScriptToEvaluateOnNewDocument")
-        .find_map(|m| {
-            let (_, rest) = m["params"]["source"]
-                .as_str()?
-                .split_once("const TOKEN = ")?;
-            serde_json::Deserializer::from_str(rest)
-                .into_iter::<String>()
-                .next()?
-                .ok()
-        })
 }
 
 // ---- watch -----------------------------------------------------------------------------
