@@ -16,7 +16,7 @@ use crate::bridge::{self, BridgeRequest};
 use crate::cdp::{self, CdpEvent};
 use crate::command::{blocked_by_dialogs, CommandId, CommandsInFlight, InFlight, Purpose};
 use crate::console::{console_level, exception_text};
-use crate::dialog::{DialogPolicy, DialogSource, Dialogs};
+use crate::dialog::{DialogAction, DialogPolicy, DialogSource, Dialogs};
 use crate::error::{CommandError, DialogError, InputError};
 use crate::frame::{Frames, DEFAULT_MAX_FRAMES};
 use crate::session::{Session, Sessions, TargetKind, DEFAULT_MAX_SESSIONS};
@@ -191,6 +191,8 @@ pub struct Supervisor {
     events: VecDeque<Event>,
     /// The bridge script, built once from the token (`None` without the bridge).
     bridge_script: Option<String>,
+    /// A planned stop's grace deadline (SPEC §6.8), once `begin_stop` was called.
+    stop_deadline: Option<f64>,
 }
 
 impl Supervisor {
@@ -210,6 +212,7 @@ impl Supervisor {
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             bridge_script: config.bridge.then(|| bridge::script(&config.bridge_token)),
+            stop_deadline: None,
             policy: config.policy,
             config,
         }
@@ -344,10 +347,12 @@ impl Supervisor {
             .filter(|d| d.answer.is_none())
             .filter_map(|d| d.watchdog_at)
             .reduce(f64::min);
-        match (commands, watchdogs) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        // A stop's grace deadline, until it has passed (then the stop is ready).
+        let stop = self.stop_deadline.filter(|d| *d > self.now);
+        [commands, watchdogs, stop]
+            .into_iter()
+            .flatten()
+            .reduce(f64::min)
     }
 
     /// Transmits first, then events, then the next deadline: drain until `Timeout`.
@@ -440,6 +445,43 @@ impl Supervisor {
             self.config.setup_timeout,
         );
         Ok(CommandId(id))
+    }
+
+    /// Starts a planned stop (SPEC §6.8). A dialog left open wedges the tab for the next
+    /// client (fact 11), so every pending dialog is answered with `settle` first; then the
+    /// stop waits until no dialog is pending and no command or answer of the embedder is in
+    /// flight (a command a dialog blocked gets its real reply once the dialog closes), for
+    /// `grace` at most. [`Supervisor::ready_to_close`] says when to close the socket;
+    /// [`Supervisor::poll_timeout`] includes the grace deadline.
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, DialogAction, Supervisor};
+    /// use std::time::Duration;
+    /// let mut sup = Supervisor::new(Config::default());
+    /// sup.begin_stop(0.0, Some(DialogAction::Dismiss), Duration::from_secs(2));
+    /// assert!(sup.ready_to_close()); // nothing pending
+    /// ```
+    pub fn begin_stop(&mut self, now: f64, settle: Option<DialogAction>, grace: Duration) {
+        self.advance(now);
+        if let Some(action) = settle {
+            self.settle_dialogs(now, action);
+        }
+        if self.stop_deadline.is_none() {
+            self.stop_deadline = Some(self.now + grace.as_secs_f64());
+        }
+    }
+
+    /// Whether a planned stop may close the socket now: nothing left to wait for, or its
+    /// grace time is up. False when no stop was begun.
+    pub fn ready_to_close(&self) -> bool {
+        match self.stop_deadline {
+            Some(deadline) => {
+                self.now >= deadline
+                    || (!self.has_pending_dialogs()
+                        && self.commands_in_flight.embedder_count() == 0)
+            }
+            None => false,
+        }
     }
 
     /// Changes the dialog policy; it applies to dialogs opened afterwards (SPEC §6.1).

@@ -597,3 +597,55 @@ fn a_second_answer_while_one_is_in_flight_is_refused() {
     h.drain();
     assert_eq!(answers_sent(&h).len(), 1);
 }
+
+#[test]
+fn spec_6_8_planned_stop_settles_and_waits_for_dialogs_and_commands() {
+    let mut h = attached();
+    let eval = h
+        .sup
+        .command(
+            h.now,
+            None,
+            "Runtime.evaluate",
+            None,
+            Duration::from_secs(30),
+        )
+        .unwrap();
+    h.drain();
+    h.dialog_opening(PAGE, "alert", "left open?");
+    h.sup
+        .begin_stop(h.now, Some(DialogAction::Dismiss), Duration::from_secs(2));
+    h.drain();
+    assert!(
+        answers_sent(&h)[0].json.contains(r#""accept":false"#),
+        "fact 11: settled first"
+    );
+    assert!(!h.sup.ready_to_close());
+    assert_eq!(
+        h.sup.poll_timeout(),
+        Some(h.now + 2.0),
+        "the grace deadline is a timeout"
+    );
+    h.dialog_closed(PAGE, false);
+    let answer = answers_sent(&h)[0].id;
+    h.reply(answer, "{}");
+    assert!(
+        !h.sup.ready_to_close(),
+        "the blocked command still waits for its real reply"
+    );
+    h.reply(eval.0, r#"{"result":{"type":"undefined"}}"#);
+    assert!(h.sup.ready_to_close());
+}
+
+#[test]
+fn planned_stop_gives_up_after_its_grace() {
+    let mut h = attached();
+    h.dialog_opening(PAGE, "alert", "never closes");
+    h.sup
+        .begin_stop(h.now, Some(DialogAction::Dismiss), Duration::from_secs(2));
+    h.drain();
+    h.advance(1.0);
+    assert!(!h.sup.ready_to_close());
+    h.advance(1.5);
+    assert!(h.sup.ready_to_close());
+}

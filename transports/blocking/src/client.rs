@@ -379,10 +379,7 @@ fn close_ws(ws: &mut Ws) {
 }
 
 fn read_timeout(driver: &Driver, now: f64) -> Duration {
-    let deadline = [driver.next_deadline(), driver.stop_deadline()]
-        .into_iter()
-        .flatten()
-        .reduce(f64::min);
+    let deadline = driver.next_deadline(); // includes a planned stop's grace deadline
     let until = deadline.map_or(POLL_INTERVAL, |d| {
         Duration::from_secs_f64((d - now).clamp(0.0, POLL_INTERVAL.as_secs_f64()))
     });

@@ -190,7 +190,8 @@ pub struct Driver {
     settles: Vec<SettleGroup>,
     subscribers: Vec<Subscriber>,
     settle_timeout: Duration,
-    stopping: Option<(f64, Vec<Reply<()>>)>,
+    /// The callers waiting for a planned stop (the core decides when it is done).
+    stopping: Option<Vec<Reply<()>>>,
     connected: bool,
 }
 
@@ -378,12 +379,12 @@ impl Driver {
                 registered(());
             }
             Request::Stop(reply) => match self.stopping.as_mut() {
-                Some((_, replies)) => replies.push(reply),
+                Some(replies) => replies.push(reply),
                 None => {
-                    // Fact 11: a dialog left open wedges the tab for the next client.
-                    self.sup.settle_dialogs(now, DialogAction::Dismiss);
-                    let deadline = now + self.settle_timeout.as_secs_f64();
-                    self.stopping = Some((deadline, vec![reply]));
+                    // The core settles pending dialogs (fact 11) and says when to close.
+                    self.sup
+                        .begin_stop(now, Some(DialogAction::Dismiss), self.settle_timeout);
+                    self.stopping = Some(vec![reply]);
                 }
             },
         }
@@ -402,29 +403,25 @@ impl Driver {
         self.stopping.is_some()
     }
 
-    /// Whether a stop is ready to close the socket: no dialog pending and no caller's
-    /// command in flight any more (a command a dialog blocked gets its real reply once
-    /// the dialog is settled), the settle time is up, or the socket is gone anyway.
-    pub fn stop_ready(&self, now: f64) -> bool {
-        match &self.stopping {
-            Some((deadline, _)) => {
-                !self.connected
-                    || (!self.sup.has_pending_dialogs() && self.commands.is_empty())
-                    || now >= *deadline
-            }
-            None => false,
+    /// Whether a stop is ready to close the socket: the core says so
+    /// ([`Supervisor::ready_to_close`]), or the socket is gone anyway. `now` moves the
+    /// core's clock so a passed grace deadline counts.
+    pub fn stop_ready(&mut self, now: f64) -> bool {
+        if self.stopping.is_none() {
+            return false;
         }
-    }
-
-    /// When a stop gives up waiting for dialogs to close.
-    pub fn stop_deadline(&self) -> Option<f64> {
-        self.stopping.as_ref().map(|(d, _)| *d)
+        if !self.connected {
+            return true;
+        }
+        self.sup.handle_timeout(now);
+        self.dispatch();
+        self.sup.ready_to_close()
     }
 
     /// The socket was closed for the stop: fail what is left and answer the stoppers.
     pub fn finish_stop(&mut self, now: f64) {
         self.disconnected(now, None);
-        if let Some((_, replies)) = self.stopping.take() {
+        if let Some(replies) = self.stopping.take() {
             for reply in replies {
                 reply(());
             }

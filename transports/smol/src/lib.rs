@@ -409,10 +409,7 @@ async fn run(
             driver.finish_stop(unix_now());
             return;
         }
-        let deadline = [driver.next_deadline(), driver.stop_deadline()]
-            .into_iter()
-            .flatten()
-            .reduce(f64::min);
+        let deadline = driver.next_deadline(); // includes a planned stop's grace deadline
         let timer = match deadline {
             Some(d) => match Duration::try_from_secs_f64((d - now).max(0.0)) {
                 Ok(left) => Timer::after(left),
