@@ -321,7 +321,8 @@ impl<'de> Deserialize<'de> for ConsoleText {
                 f.write_str("console arguments")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ConsoleText, A::Error> {
-                let mut text = String::new();
+                // One allocation for the usual short line instead of a few regrowths.
+                let mut text = String::with_capacity(128);
                 while let Some(object) = seq.next_element::<RemoteObject<'de>>()? {
                     crate::console::append_arg(&mut text, &object);
                 }
@@ -332,17 +333,78 @@ impl<'de> Deserialize<'de> for ConsoleText {
     }
 }
 
-/// A `Runtime.RemoteObject`, the parts a log line needs.
-#[derive(Debug, Deserialize)]
+/// A `Runtime.RemoteObject`, the parts a log line needs. Read by hand: console
+/// arguments are the bulk of a busy page's traffic, and only four keys matter.
+#[derive(Debug, Default)]
 pub(crate) struct RemoteObject<'a> {
-    #[serde(default, rename = "type", borrow)]
     pub kind: Cow<'a, str>,
-    #[serde(default)]
     pub value: Option<ValueText<'a>>,
-    #[serde(default, borrow)]
     pub description: Option<Cow<'a, str>>,
-    #[serde(default, rename = "unserializableValue", borrow)]
     pub unserializable_value: Option<Cow<'a, str>>,
+}
+
+/// The keys of a remote object the supervisor reads.
+enum ObjectKey {
+    Type,
+    Value,
+    Description,
+    Unserializable,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for ObjectKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = ObjectKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ObjectKey, E> {
+                Ok(match v {
+                    "type" => ObjectKey::Type,
+                    "value" => ObjectKey::Value,
+                    "description" => ObjectKey::Description,
+                    "unserializableValue" => ObjectKey::Unserializable,
+                    _ => ObjectKey::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(V)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RemoteObject<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{MapAccess, Visitor};
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = RemoteObject<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a Runtime.RemoteObject")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut o = RemoteObject::default();
+                while let Some(key) = map.next_key::<ObjectKey>()? {
+                    match key {
+                        ObjectKey::Type => o.kind = map.next_value::<BorrowedCow<'de>>()?.0,
+                        ObjectKey::Value => o.value = Some(map.next_value()?),
+                        ObjectKey::Description => {
+                            o.description = Some(map.next_value::<BorrowedCow<'de>>()?.0)
+                        }
+                        ObjectKey::Unserializable => {
+                            o.unserializable_value = Some(map.next_value::<BorrowedCow<'de>>()?.0)
+                        }
+                        ObjectKey::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(o)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
 }
 
 /// A remote object's `value` as a log line shows it, read in the same pass: strings
