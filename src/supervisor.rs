@@ -1,8 +1,8 @@
 //! The [`Supervisor`]: the one owner of state, driven by `handle_*` and drained by `poll_*`.
 //!
 //! Follow a message: [`Supervisor::handle_message`] parses the [`Envelope`], a reply goes to
-//! [`Supervisor::on_reply`] (matched by id alone, fact 17), an event to
-//! [`Supervisor::on_event`], which calls the handler for its method here (targets, frames,
+//! `Supervisor::on_reply` (matched by id alone, fact 17), an event to
+//! `Supervisor::on_event`, which calls the handler for its method here (targets, frames,
 //! console) or in `dialog_flow.rs` (dialogs). Handlers change the tables and push diffs
 //! and commands onto the output queues.
 
