@@ -344,3 +344,66 @@ fn csp_and_policy_recordings_replay_cleanly() {
         );
     }
 }
+
+/// Every recording in `tests/traces/e2e/` replays without a refused message and ends with a
+/// live page before the client closed the socket (bridge recordings with their token).
+#[test]
+fn every_recording_replays_cleanly() {
+    let dir = format!("{}/tests/traces/e2e", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter_map(|n| n.strip_suffix(".jsonl").map(str::to_owned))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 30, "{names:?}");
+    for name in names {
+        let text = harness::trace_text(&format!("e2e/{name}"));
+        let trace = cdp_supervisor::replay::Trace::parse(&text).unwrap();
+        let config = match trace.recorded_bridge_token() {
+            Some(token) => Config {
+                bridge: true,
+                bridge_token: token,
+                ..Config::default()
+            },
+            None => Config::default(),
+        };
+        let run = run_with(&name, config);
+        let state = run.snapshot.page.as_ref().map(|p| p.state);
+        // The reconnect scenarios end on a live page too; crash-recover recovered.
+        assert_eq!(state, Some(PageState::Live), "{name}");
+    }
+}
+
+#[test]
+fn a_page_that_stole_nothing_raised_no_dialog_of_its_own() {
+    let run = run_with("bridge-token-leak", bridge_config("bridge-token-leak"));
+    let messages: Vec<String> = run
+        .diffs()
+        .filter_map(|d| match d {
+            Diff::DialogOpened { dialog } => Some(dialog.message.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        messages,
+        ["innocent"],
+        "only the page's own alert, never the forged \"pay\""
+    );
+}
+
+#[test]
+fn smol_reconnect_recovers_the_tree() {
+    let run = run("smol-reconnect");
+    assert_eq!(
+        states(&run),
+        [
+            PageState::Attaching,
+            PageState::Live,
+            PageState::Detached,
+            PageState::Attaching,
+            PageState::Live
+        ]
+    );
+    assert_demo_tree(&run);
+}
