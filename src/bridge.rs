@@ -50,10 +50,12 @@ pub enum BridgeRequest {
 ///   request", so there is no preflight.
 /// - A frame with an opaque origin (sandboxed without `allow-same-origin`) keeps the
 ///   native functions: the sandbox decides whether it may show dialogs, not the bridge.
-/// - When the request cannot be sent at all (CSP `connect-src`, mixed content), the
-///   exception comes at once and the native dialog is used, never a silent `false`. A
-///   request that reached the supervisor and failed later (its frame is going away)
-///   returns the dismissal instead of raising a ghost native dialog in a dying frame.
+/// - When the request cannot be sent at all (CSP `connect-src`, mixed content), the native
+///   dialog is used, never a silent `false`. A request that reached the supervisor and
+///   failed later (its frame is being torn down and Chromium let the paused request fall
+///   through to the network) returns the dismissal instead: a native dialog raised in a
+///   dying frame can crash Chromium 156. Chromium tells the two apart in Resource Timing:
+///   a refused request's entry has zero duration (measured on Chromium 156).
 ///
 /// In a document that was already loaded when the supervisor attached, the script runs
 /// after the page's scripts, which may have patched those functions first.
@@ -75,25 +77,37 @@ pub fn script(token: &str) -> String {
   const open = P.open, send = P.send;
   const getter = (name) => Object.getOwnPropertyDescriptor(P, name).get;
   const status = getter('status'), responseText = getter('responseText');
-  const enc = encodeURIComponent, parse = JSON.parse, str = String, now = Date.now;
+  const enc = encodeURIComponent, parse = JSON.parse, str = String;
+  const clock = W.performance, now = () => apply(clock.now, clock, []);
+  const timings = clock.getEntriesByName;
   const native = {{ alert: W.alert, confirm: W.confirm, prompt: W.prompt }};
   const ORIGIN = str(W.origin);
   const OPAQUE = ORIGIN === 'null';
-  const URL = (ORIGIN.slice(0, 6) === 'https:' ? 'https:' : 'http:') + '//' + HOST + '/';
+  const ENDPOINT = (ORIGIN.slice(0, 6) === 'https:' ? 'https:' : 'http:') + '//' + HOST + '/';
   const DISMISSED = {{ accept: false, text: null }};
-  const FAST_FAIL_MS = 100;
+  const FAST_FAIL_MS = 30;
+  // Whether a failed request was refused before it left (CSP, mixed content): Chromium
+  // gives it a resource-timing entry of zero duration, while one that reached the
+  // supervisor and failed later (its frame is being torn down, the paused request fell
+  // through to the network) took time. Without an entry (the page filled or cleared the
+  // buffer), a fast failure counts as refused.
+  const refused = (started) => {{
+    const seen = apply(timings, clock, [ENDPOINT]);
+    const last = seen[seen.length - 1];
+    return last && last.startTime >= started ? last.duration === 0 : now() - started < FAST_FAIL_MS;
+  }};
   // The answer {{accept, text}}, or null: show the native dialog.
   const ask = (kind, message, def) => {{
     if (OPAQUE) return null;
     const started = now();
     try {{
       const x = new XHR();
-      apply(open, x, ['POST', URL, false]);
+      apply(open, x, ['POST', ENDPOINT, false]);
       apply(send, x, ['t=' + enc(TOKEN) + '&k=' + kind + '&m=' + enc(message) + '&d=' + enc(def)]);
       if (apply(status, x, []) !== 200) return DISMISSED;
       return parse(apply(responseText, x, []));
     }} catch (e) {{
-      return now() - started < FAST_FAIL_MS ? null : DISMISSED;
+      return refused(started) ? null : DISMISSED;
     }}
   }};
   const text = (v) => (v === undefined ? '' : str(v));

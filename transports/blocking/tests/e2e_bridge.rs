@@ -640,3 +640,38 @@ fn sandboxed_frame_without_allow_modals_gets_no_dialog() {
     };
     assert_eq!(answers[0], json!(false));
 }
+
+/// The script tells a request refused before it left (CSP: native fallback, tested above)
+/// from one that failed after it left, as when its frame is torn down and Chromium lets
+/// the paused request fall through to the network: that one must not come back as a
+/// native dialog (in a dying frame it can crash Chromium). Simulated by turning the top
+/// session's `Fetch` off, so the bridge request goes to the network and fails there.
+#[test]
+fn a_bridge_request_that_fails_after_leaving_is_dismissed_not_shown_natively() {
+    let Some(w) = bridge_world("bridge-failed-late", true, false, DialogPolicy::MustRespond) else {
+        return;
+    };
+    let frames = open_site(&w);
+    w.client
+        .command(None, "Fetch.disable", json!({}), WAIT)
+        .unwrap();
+    let at = ask(
+        &w.client,
+        &frames,
+        "top",
+        "confirm",
+        "goes to the network",
+        None,
+    );
+    assert_eq!(
+        result_after(&w.client, &frames, "top", at),
+        expected("confirm", json!(false))
+    );
+    let snap = w.client.snapshot().unwrap();
+    assert!(
+        snap.pending_dialogs.is_empty(),
+        "{:?}",
+        snap.pending_dialogs
+    );
+    assert!(snap.recent_dialogs.is_empty(), "{:?}", snap.recent_dialogs);
+}
