@@ -20,7 +20,7 @@ pub const MAX_PENDING_DIALOGS: usize = 64;
 ///
 /// ```
 /// use cdp_supervisor::DialogPolicy;
-/// assert_eq!("auto_accept".parse::<DialogPolicy>().unwrap(), DialogPolicy::AutoAccept);
+/// assert_eq!("auto_accept".parse::<DialogPolicy>(), Ok(DialogPolicy::AutoAccept));
 /// assert!("sometimes".parse::<DialogPolicy>().is_err());
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,7 +54,7 @@ impl FromStr for DialogPolicy {
 ///
 /// ```
 /// use cdp_supervisor::DialogAction;
-/// assert_eq!("dismiss".parse::<DialogAction>().unwrap(), DialogAction::Dismiss);
+/// assert_eq!("dismiss".parse::<DialogAction>(), Ok(DialogAction::Dismiss));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -21,16 +21,17 @@
 //!     loop {
 //!         match sup.poll_output() {
 //!             Output::Transmit(cmd) => { /* socket.write(cmd.json) */ let _ = cmd; }
-//!             Output::Event(Event::Diff(diff)) => println!("{}", serde_json::to_string(&diff).unwrap()),
+//!             Output::Event(Event::Diff(diff)) => println!("{}", serde_json::to_string(&diff)?),
 //!             Output::Event(_other) => {}
 //!             Output::Timeout(_deadline) => break, // wait for a message or the deadline
 //!         }
 //!     }
 //!     now += 0.01;
-//!     sup.handle_message(now, text).unwrap(); // or sup.handle_timeout(now) when it fired
+//!     sup.handle_message(now, text)?; // or sup.handle_timeout(now) when it fired
 //! }
 //! // getTargets answered: the supervisor now attaches to the page.
-//! assert_eq!(sup.poll_transmit().unwrap().method, "Target.attachToTarget");
+//! assert_eq!(sup.poll_transmit().map(|c| c.method), Some("Target.attachToTarget".into()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! ## Map

@@ -58,9 +58,10 @@ pub struct TraceError {
 /// ```
 /// use cdp_supervisor::replay::Trace;
 /// let text = "{\"t\":0.0,\"dir\":\"connect\"}\n{\"t\":0.1,\"dir\":\"in\",\"msg\":{\"method\":\"X.y\",\"params\":{}}}\n";
-/// let trace = Trace::parse(text).unwrap();
+/// let trace = Trace::parse(text)?;
 /// assert_eq!(trace.entries.len(), 2);
 /// assert!(Trace::parse("{\"t\":0,\"dir\":\"sideways\"}").is_err());
+/// # Ok::<(), cdp_supervisor::replay::TraceError>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Trace<'a> {
@@ -153,13 +154,14 @@ struct CommandKey {
 /// ```
 /// use cdp_supervisor::{Config, Supervisor, replay::{Replayer, Trace}};
 /// let text = "{\"t\":0.0,\"dir\":\"connect\"}\n";
-/// let trace = Trace::parse(text).unwrap();
+/// let trace = Trace::parse(text)?;
 /// let mut sup = Supervisor::new(Config::default());
 /// let mut replayer = Replayer::new(&trace);
 /// while replayer.step(&mut sup) {
 ///     while let Some(_event) = sup.poll_event() {}
 /// }
 /// assert_eq!(replayer.stats().fed, 0);
+/// # Ok::<(), cdp_supervisor::replay::TraceError>(())
 /// ```
 #[derive(Debug)]
 pub struct Replayer<'t, 'a> {

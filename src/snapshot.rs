@@ -21,8 +21,9 @@ pub const MAX_CONSOLE_ERRORS: usize = 50;
 /// use cdp_supervisor::FrameInfo;
 /// let f = FrameInfo { frame_id: "F".into(), parent_frame_id: None, url: "about:blank".into(),
 ///     origin: "null".into(), name: String::new(), is_oopif: false, session_id: None };
-/// assert_eq!(serde_json::to_string(&f).unwrap(),
+/// assert_eq!(serde_json::to_string(&f)?,
 ///     r#"{"frame_id":"F","parent_frame_id":null,"url":"about:blank","origin":"null","is_oopif":false}"#);
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FrameInfo {
@@ -60,7 +61,8 @@ pub struct TopFrame {
 /// ```
 /// use cdp_supervisor::snapshot::FrameTree;
 /// let t = FrameTree::default();
-/// assert_eq!(serde_json::to_string(&t).unwrap(), r#"{"top":null,"children":[],"truncated":false}"#);
+/// assert_eq!(serde_json::to_string(&t)?, r#"{"top":null,"children":[],"truncated":false}"#);
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FrameTree {
@@ -202,7 +204,8 @@ pub struct Snapshot {
 /// ```
 /// use cdp_supervisor::Diff;
 /// let d = Diff::FrameRemoved { frame_id: "F".into() };
-/// assert_eq!(serde_json::to_string(&d).unwrap(), r#"{"op":"frame_removed","frame_id":"F"}"#);
+/// assert_eq!(serde_json::to_string(&d)?, r#"{"op":"frame_removed","frame_id":"F"}"#);
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]

@@ -19,10 +19,11 @@ use crate::cdp::{deserialize_event, CdpEvent};
 ///
 /// ```
 /// use cdp_supervisor::wire::Envelope;
-/// let env = Envelope::parse(r#"{"id":7,"result":{},"sessionId":"S"}"#).unwrap();
+/// let env = Envelope::parse(r#"{"id":7,"result":{},"sessionId":"S"}"#)?;
 /// assert_eq!(env.id, Some(7));
 /// assert_eq!(env.session_id.as_deref(), Some("S"));
 /// assert!(Envelope::parse("[1]").is_err());
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Envelope<'a> {
@@ -210,8 +211,9 @@ impl<'de> Deserialize<'de> for Envelope<'de> {
 ///
 /// ```
 /// use cdp_supervisor::wire::CdpError;
-/// let e: CdpError = serde_json::from_str(r#"{"code":-32602,"message":"No dialog is showing"}"#).unwrap();
+/// let e: CdpError = serde_json::from_str(r#"{"code":-32602,"message":"No dialog is showing"}"#)?;
 /// assert!(e.is_no_dialog_showing());
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CdpError {
