@@ -50,10 +50,7 @@ fn body_of(json: &str) -> String {
 }
 
 fn fulfills(h: &Harness) -> Vec<&cdp_supervisor::OutgoingCommand> {
-    h.sent
-        .iter()
-        .filter(|c| c.method == "Fetch.fulfillRequest")
-        .collect()
+    h.sent_with("Fetch.fulfillRequest")
 }
 
 #[test]

@@ -22,20 +22,11 @@ fn with_oopif() -> Harness {
 }
 
 fn answered(h: &Harness, id: CommandId) -> Vec<Result<ClosedDialog, DialogError>> {
-    h.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::DialogAnswered { id: i, outcome } if *i == id => Some(outcome.clone()),
-            _ => None,
-        })
-        .collect()
+    h.answered(id)
 }
 
 fn answers_sent(h: &Harness) -> Vec<&cdp_supervisor::OutgoingCommand> {
-    h.sent
-        .iter()
-        .filter(|c| c.method == "Page.handleJavaScriptDialog")
-        .collect()
+    h.sent_with("Page.handleJavaScriptDialog")
 }
 
 #[test]

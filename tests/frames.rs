@@ -13,13 +13,7 @@ fn attached() -> Harness {
 }
 
 fn finished(h: &Harness, id: cdp_supervisor::CommandId) -> Vec<Result<String, CommandError>> {
-    h.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::CommandFinished { id: i, outcome } if *i == id => Some(outcome.clone()),
-            _ => None,
-        })
-        .collect()
+    h.finished(id)
 }
 
 fn listed(h: &Harness) -> Vec<String> {

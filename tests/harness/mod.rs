@@ -237,6 +237,39 @@ impl Harness {
             .collect()
     }
 
+    /// The commands sent with `method`, in order.
+    pub fn sent_with(&self, method: &str) -> Vec<&OutgoingCommand> {
+        self.sent.iter().filter(|c| c.method == method).collect()
+    }
+
+    /// The outcomes reported for command `id` (exactly one when it ended).
+    pub fn finished(
+        &self,
+        id: cdp_supervisor::CommandId,
+    ) -> Vec<Result<String, cdp_supervisor::CommandError>> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::CommandFinished { id: i, outcome } if *i == id => Some(outcome.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The outcomes reported for dialog answer `id` (exactly one when it ended).
+    pub fn answered(
+        &self,
+        id: cdp_supervisor::CommandId,
+    ) -> Vec<Result<cdp_supervisor::ClosedDialog, cdp_supervisor::DialogError>> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::DialogAnswered { id: i, outcome } if *i == id => Some(outcome.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
     }
