@@ -254,6 +254,22 @@ fn signal(sig: &str, target: &str) -> io::Result<std::process::ExitStatus> {
         .status()
 }
 
+/// For end-to-end tests: whether a Chromium is there to test against. When it is missing,
+/// a run with `CI` set fails (a skipped browser test must never pass silently there);
+/// elsewhere the test prints a loud SKIPPED line and returns.
+pub fn chromium_for_test(test: &str) -> bool {
+    if find_chromium().is_some() {
+        return true;
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("{test}: no Chromium found and CI is set: install chromium or set $CHROME");
+    }
+    eprintln!(
+        "\n!!!!! SKIPPED {test}: no Chromium found (set $CHROME or install chromium) !!!!!\n"
+    );
+    false
+}
+
 /// The Chromium binary to launch: `$CHROME` if set, else the first of [`CHROMIUM_NAMES`]
 /// found on the `PATH`.
 pub fn find_chromium() -> Option<PathBuf> {

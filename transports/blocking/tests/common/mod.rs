@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use cdp_supervisor::{FrameInfo, PageState, Snapshot};
 use cdp_supervisor_blocking::demo::DemoSite;
-use cdp_supervisor_blocking::launch::find_chromium;
+use cdp_supervisor_blocking::launch::chromium_for_test;
 use cdp_supervisor_blocking::{Browser, Client, Options};
 use serde_json::{json, Value};
 
@@ -17,13 +17,7 @@ pub const WAIT: Duration = Duration::from_secs(20);
 /// A browser, or `None` (with a loud message) when none is installed; under `CI` a
 /// missing browser fails the test instead.
 pub fn browser_or_skip(test: &str) -> Option<Browser> {
-    if find_chromium().is_none() {
-        if std::env::var_os("CI").is_some() {
-            panic!("{test}: no Chromium found and CI is set: install chromium or set $CHROME");
-        }
-        eprintln!(
-            "\n!!!!! SKIPPED {test}: no Chromium found (set $CHROME or install chromium) !!!!!\n"
-        );
+    if !chromium_for_test(test) {
         return None;
     }
     Some(Browser::launch().expect("launch Chromium"))
