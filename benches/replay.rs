@@ -8,24 +8,17 @@ use cdp_supervisor::replay::{Replayer, Trace};
 use cdp_supervisor::{Config, Supervisor};
 use serde::de::IgnoredAny;
 
-const ROUNDS: usize = 9;
+const ROUNDS: usize = 21;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
 }
 
-fn time(rounds: usize, mut f: impl FnMut()) -> Duration {
-    f(); // warm up
-    median(
-        (0..rounds)
-            .map(|_| {
-                let start = Instant::now();
-                f();
-                start.elapsed()
-            })
-            .collect(),
-    )
+fn time(f: &dyn Fn()) -> Duration {
+    let start = Instant::now();
+    f();
+    start.elapsed()
 }
 
 fn main() {
@@ -45,20 +38,7 @@ fn main() {
     let bytes: usize = incoming.iter().map(|m| m.len()).sum();
     let mb = bytes as f64 / 1e6;
 
-    // `--profile`: run only the supervisor, many rounds, for perf/callgrind.
-    if std::env::args().any(|a| a == "--profile") {
-        for _ in 0..50 {
-            let mut sup = Supervisor::new(Config::default());
-            let mut replayer = Replayer::new(&trace);
-            while replayer.step(&mut sup) {
-                while let Some(e) = sup.poll_event() {
-                    std::hint::black_box(e);
-                }
-            }
-        }
-        return;
-    }
-    let supervisor = time(ROUNDS, || {
+    let run_supervisor = || {
         let mut sup = Supervisor::new(Config::default());
         let mut replayer = Replayer::new(&trace);
         while replayer.step(&mut sup) {
@@ -67,19 +47,61 @@ fn main() {
             }
         }
         std::hint::black_box(sup.snapshot());
-    });
-    let ignored_any = time(ROUNDS, || {
+    };
+    let run_ignored_any = || {
         for m in &incoming {
             let v: IgnoredAny = serde_json::from_str(m).expect("valid JSON");
             std::hint::black_box(v);
         }
-    });
-    let value = time(ROUNDS, || {
+    };
+    let run_value = || {
         for m in &incoming {
             let v: serde_json::Value = serde_json::from_str(m).expect("valid JSON");
             std::hint::black_box(v);
         }
-    });
+    };
+    // Reading alone, without supervising: where the time goes, for whoever profiles.
+    let run_envelope = || {
+        for m in &incoming {
+            let v = cdp_supervisor::wire::Envelope::parse(m).expect("valid CDP");
+            std::hint::black_box(v);
+        }
+    };
+    // `--profile=NAME [--rounds=N]`: run one contender only (supervisor, ignored_any,
+    // value, envelope), for perf or `valgrind --tool=callgrind`, whose instruction counts
+    // do not depend on what else the machine is doing.
+    let arg = |name: &str| std::env::args().find_map(|a| a.strip_prefix(name).map(str::to_owned));
+    if let Some(name) = arg("--profile=") {
+        let rounds: usize = arg("--rounds=").and_then(|r| r.parse().ok()).unwrap_or(50);
+        let run: &dyn Fn() = match name.as_str() {
+            "supervisor" => &run_supervisor,
+            "ignored_any" => &run_ignored_any,
+            "value" => &run_value,
+            "envelope" => &run_envelope,
+            other => panic!("--profile={other}: supervisor, ignored_any, value or envelope"),
+        };
+        for _ in 0..rounds {
+            run();
+        }
+        return;
+    }
+    // Rounds are interleaved so that a noisy neighbour or a frequency change hits every
+    // contender alike: the ratio is what this bench promises, more than the absolute rates.
+    let mut contenders: [(&dyn Fn(), Vec<Duration>); 4] = [
+        (&run_supervisor, Vec::new()),
+        (&run_ignored_any, Vec::new()),
+        (&run_value, Vec::new()),
+        (&run_envelope, Vec::new()),
+    ];
+    for (run, _) in &contenders {
+        run(); // warm up
+    }
+    for _ in 0..ROUNDS {
+        for (run, times) in &mut contenders {
+            times.push(time(run));
+        }
+    }
+    let [supervisor, ignored_any, value, envelope] = contenders.map(|(_, times)| median(times));
     let rate = |d: Duration| mb / d.as_secs_f64();
     eprintln!("trace: {path}");
     eprintln!(
@@ -95,6 +117,11 @@ fn main() {
         "ignored_any: {:>9.3} ms  {:>8.1} MB/s",
         ignored_any.as_secs_f64() * 1e3,
         rate(ignored_any)
+    );
+    eprintln!(
+        "envelope   : {:>9.3} ms  {:>8.1} MB/s  (reading only)",
+        envelope.as_secs_f64() * 1e3,
+        rate(envelope)
     );
     eprintln!(
         "value      : {:>9.3} ms  {:>8.1} MB/s",

@@ -266,10 +266,10 @@ impl<'de> Deserialize<'de> for ConsoleApiCalled<'de> {
                 let mut kind: Option<Cow<'de, str>> = None;
                 let mut text = None;
                 let mut ctx = None;
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    match key.as_ref() {
-                        "type" => kind = Some(map.next_value::<BorrowedCow<'de>>()?.0),
-                        "args" => {
+                while let Some(key) = map.next_key::<ConsoleKey>()? {
+                    match key {
+                        ConsoleKey::Type => kind = Some(map.next_value::<BorrowedCow<'de>>()?.0),
+                        ConsoleKey::Args => {
                             let wanted = kind
                                 .as_deref()
                                 .is_none_or(crate::console::is_recorded_level);
@@ -279,8 +279,8 @@ impl<'de> Deserialize<'de> for ConsoleApiCalled<'de> {
                                 map.next_value::<IgnoredAny>()?;
                             }
                         }
-                        "executionContextId" => ctx = map.next_value()?,
-                        _ => {
+                        ConsoleKey::ExecutionContextId => ctx = map.next_value()?,
+                        ConsoleKey::Other => {
                             map.next_value::<IgnoredAny>()?;
                         }
                     }
@@ -294,6 +294,36 @@ impl<'de> Deserialize<'de> for ConsoleApiCalled<'de> {
             }
         }
         d.deserialize_map(V)
+    }
+}
+
+/// The keys of `Runtime.consoleAPICalled` params the supervisor reads, matched without
+/// building a string (a `Cow<str>` key would allocate for every key of every call).
+enum ConsoleKey {
+    Type,
+    Args,
+    ExecutionContextId,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for ConsoleKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = ConsoleKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ConsoleKey, E> {
+                Ok(match v {
+                    "type" => ConsoleKey::Type,
+                    "args" => ConsoleKey::Args,
+                    "executionContextId" => ConsoleKey::ExecutionContextId,
+                    _ => ConsoleKey::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(V)
     }
 }
 

@@ -4,15 +4,16 @@
 use std::borrow::Cow;
 
 use crate::cdp::{ConsoleApiCalled, ExceptionDetails, RemoteObject, ValueText};
+use crate::snapshot::ConsoleLevel;
 
 /// Characters kept of one console error's text; the rest is cut with an ellipsis.
 pub const MAX_CONSOLE_TEXT: usize = 2_000;
 
 /// The level of a console call worth recording, or `None` for info, log, warnings, ...
-pub(crate) fn console_level(call: &ConsoleApiCalled<'_>) -> Option<&'static str> {
+pub(crate) fn console_level(call: &ConsoleApiCalled<'_>) -> Option<ConsoleLevel> {
     match call.kind.as_ref() {
-        "error" => Some("error"),
-        "assert" => Some("assert"),
+        "error" => Some(ConsoleLevel::Error),
+        "assert" => Some(ConsoleLevel::Assert),
         _ => None,
     }
 }

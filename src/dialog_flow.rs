@@ -216,10 +216,9 @@ impl Supervisor {
         self.emit(Event::Diff(Diff::DialogOpened { dialog: info }));
         let in_flight: Vec<u64> = self
             .commands_in_flight
-            .by_id
             .iter()
             .filter(|(_, c)| blocked_by_dialogs(&c.method, c.session_id.as_deref()))
-            .map(|(id, _)| *id)
+            .map(|(id, _)| id)
             .collect();
         for cmd in in_flight {
             self.report_blocked(cmd);
@@ -275,7 +274,7 @@ impl Supervisor {
         let Some((answer_id, _)) = answer else {
             return;
         };
-        let Some(cmd) = self.commands_in_flight.by_id.get_mut(&answer_id) else {
+        let Some(cmd) = self.commands_in_flight.get_mut(answer_id) else {
             return;
         };
         if let Purpose::DialogAnswer {
@@ -288,7 +287,7 @@ impl Supervisor {
         {
             if *replied_ok {
                 let (report, dialog_id) = (*report, dialog_id.clone());
-                self.commands_in_flight.by_id.remove(&answer_id);
+                self.commands_in_flight.remove(answer_id);
                 self.finish_dialog_answer(answer_id, &dialog_id, Some(record), Ok(()), report);
             } else {
                 *closed = Some(Box::new(record));
@@ -424,7 +423,7 @@ impl Supervisor {
                 } else if pending_index.is_some() {
                     // Accepted but not closed yet: wait for the close until the deadline.
                     *replied_ok = true;
-                    self.commands_in_flight.by_id.insert(id, cmd);
+                    self.commands_in_flight.insert(id, cmd);
                 } else {
                     // It went another way (frame removed, replaced): report what it became.
                     let record = self.recent_record(&dialog_id);

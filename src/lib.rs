@@ -66,8 +66,8 @@ pub use console::MAX_CONSOLE_TEXT;
 pub use dialog::{DialogAction, DialogPolicy, MAX_PENDING_DIALOGS};
 pub use error::{CommandError, DialogError, InputError};
 pub use snapshot::{
-    ClosedBy, ClosedDialog, ConsoleEntry, Diff, FrameInfo, FrameTree, Mirror, PageInfo, PageState,
-    PendingDialog, Snapshot,
+    ClosedBy, ClosedDialog, ConsoleEntry, ConsoleLevel, Diff, FrameInfo, FrameTree, Mirror,
+    PageInfo, PageState, PendingDialog, Snapshot,
 };
 pub use supervisor::{Config, Event, Output, Supervisor, TableSizes};
 pub use wire::OutgoingCommand;

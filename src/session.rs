@@ -2,6 +2,7 @@
 //! execution contexts that map console messages to frames.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
@@ -34,23 +35,27 @@ impl TargetKind {
     }
 }
 
-/// One attached session.
+/// One attached session. Its ids are shared (`Arc<str>`) with the console entries that
+/// name them: a busy page logs thousands, and each would otherwise copy both ids.
 #[derive(Debug, Clone)]
 pub(crate) struct Session {
-    pub target_id: String,
+    /// Its own session id (the key it is stored under).
+    pub id: Arc<str>,
+    pub target_id: Arc<str>,
     pub kind: TargetKind,
     /// `None` for the page session.
     pub parent: Option<String>,
     /// Set when `Inspector.targetCrashed` arrived on it.
     pub crashed: bool,
     /// Execution context id → frame id, newest last.
-    pub contexts: SmallVec<[(i64, String); 4]>,
+    pub contexts: SmallVec<[(i64, Arc<str>); 4]>,
 }
 
 impl Session {
-    pub fn new(target_id: String, kind: TargetKind, parent: Option<String>) -> Self {
+    pub fn new(id: &str, target_id: &str, kind: TargetKind, parent: Option<String>) -> Self {
         Session {
-            target_id,
+            id: id.into(),
+            target_id: target_id.into(),
             kind,
             parent,
             crashed: false,
@@ -58,19 +63,16 @@ impl Session {
         }
     }
 
-    pub fn add_context(&mut self, id: i64, frame_id: String) {
+    pub fn add_context(&mut self, id: i64, frame_id: &str) {
         self.contexts.retain(|(c, _)| *c != id);
         if self.contexts.len() >= MAX_CONTEXTS_PER_SESSION {
             self.contexts.remove(0);
         }
-        self.contexts.push((id, frame_id));
+        self.contexts.push((id, frame_id.into()));
     }
 
-    pub fn context_frame(&self, id: i64) -> Option<&str> {
-        self.contexts
-            .iter()
-            .find(|(c, _)| *c == id)
-            .map(|(_, f)| f.as_str())
+    pub fn context_frame(&self, id: i64) -> Option<&Arc<str>> {
+        self.contexts.iter().find(|(c, _)| *c == id).map(|(_, f)| f)
     }
 }
 

@@ -3,6 +3,7 @@
 //! [`Supervisor::snapshot`](crate::Supervisor::snapshot)).
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -135,18 +136,57 @@ pub struct ClosedDialog {
     pub user_input: Option<String>,
 }
 
+/// What kind of console error an entry is.
+///
+/// ```
+/// use cdp_supervisor::ConsoleLevel;
+/// assert_eq!(serde_json::to_string(&ConsoleLevel::Exception)?, r#""exception""#);
+/// assert_eq!(ConsoleLevel::Assert.as_str(), "assert");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConsoleLevel {
+    /// An uncaught exception (`Runtime.exceptionThrown`).
+    Exception,
+    /// `console.error`.
+    Error,
+    /// A failed `console.assert`.
+    Assert,
+}
+
+impl ConsoleLevel {
+    /// The name the JSON uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConsoleLevel::Exception => "exception",
+            ConsoleLevel::Error => "error",
+            ConsoleLevel::Assert => "assert",
+        }
+    }
+}
+
 /// One console error (SPEC §5).
+///
+/// ```
+/// use cdp_supervisor::{ConsoleEntry, ConsoleLevel};
+/// let e = ConsoleEntry { level: ConsoleLevel::Error, text: "boom".into(),
+///     frame_id: Some("F".into()), session_id: None, at: 1.5 };
+/// assert_eq!(serde_json::to_string(&e)?,
+///     r#"{"level":"error","text":"boom","frame_id":"F","at":1.5}"#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConsoleEntry {
     /// `exception` (uncaught), `error` (`console.error`) or `assert` (`console.assert`).
-    pub level: String,
+    pub level: ConsoleLevel,
     /// The text: the exception's description, or the console arguments joined by spaces.
     pub text: String,
     /// The frame it came from, when known.
-    pub frame_id: Option<String>,
+    pub frame_id: Option<Arc<str>>,
     /// The session it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
+    pub session_id: Option<Arc<str>>,
     /// When it arrived.
     pub at: f64,
 }
@@ -237,8 +277,9 @@ pub enum Diff {
     },
     /// A console error arrived.
     ConsoleError {
-        /// The entry.
-        entry: ConsoleEntry,
+        /// The entry, shared with the supervisor's ring of recent errors (a busy page
+        /// logs thousands; one copy of each is enough).
+        entry: Arc<ConsoleEntry>,
     },
     /// The page entry changed.
     Page {
@@ -329,7 +370,7 @@ pub struct Mirror {
     next_seq: u64,
     pending: Vec<PendingDialog>,
     recent: VecDeque<ClosedDialog>,
-    console: VecDeque<ConsoleEntry>,
+    console: VecDeque<Arc<ConsoleEntry>>,
     page: Option<PageInfo>,
 }
 
@@ -374,7 +415,11 @@ impl Mirror {
                 self.page.as_ref().map(|p| p.target_id.as_str()),
                 ordered.into_iter().map(|(_, f)| f),
             ),
-            console_errors: self.console.iter().cloned().collect(),
+            console_errors: self
+                .console
+                .iter()
+                .map(|e| ConsoleEntry::clone(e))
+                .collect(),
             page: self.page.clone(),
         }
     }

@@ -7,6 +7,7 @@
 //! and commands onto the output queues.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -21,8 +22,8 @@ use crate::error::{CommandError, DialogError, InputError};
 use crate::frame::{Frames, DEFAULT_MAX_FRAMES};
 use crate::session::{Session, Sessions, TargetKind, DEFAULT_MAX_SESSIONS};
 use crate::snapshot::{
-    build_frame_tree, push_ring, ClosedBy, ClosedDialog, ConsoleEntry, Diff, FrameInfo, PageInfo,
-    PageState, Snapshot, MAX_CONSOLE_ERRORS,
+    build_frame_tree, push_ring, ClosedBy, ClosedDialog, ConsoleEntry, ConsoleLevel, Diff,
+    FrameInfo, PageInfo, PageState, Snapshot, MAX_CONSOLE_ERRORS,
 };
 use crate::wire::{to_raw, CdpError, Envelope, OutgoingCommand};
 
@@ -185,7 +186,7 @@ pub struct Supervisor {
     pub(crate) sessions: Sessions,
     pub(crate) frames: Frames,
     pub(crate) dialogs: Dialogs,
-    console_errors: VecDeque<ConsoleEntry>,
+    console_errors: VecDeque<Arc<ConsoleEntry>>,
     pub(crate) commands_in_flight: CommandsInFlight,
     transmits: VecDeque<OutgoingCommand>,
     events: VecDeque<Event>,
@@ -238,9 +239,7 @@ impl Supervisor {
     /// next [`Supervisor::handle_connected`] re-attaches the same tab.
     pub fn handle_disconnected(&mut self, now: f64) {
         self.advance(now);
-        let all: Vec<(u64, InFlight)> = std::mem::take(&mut self.commands_in_flight.by_id)
-            .into_iter()
-            .collect();
+        let all = self.commands_in_flight.take_all();
         for (id, cmd) in all {
             let method = cmd.method.clone();
             self.fail_command(id, cmd, CommandError::Disconnected { method });
@@ -279,7 +278,7 @@ impl Supervisor {
                     }
                 }
                 cmd.deadline = f64::INFINITY;
-                self.commands_in_flight.by_id.insert(id, cmd);
+                self.commands_in_flight.insert(id, cmd);
                 continue;
             }
             let method = cmd.method.clone();
@@ -509,7 +508,11 @@ impl Supervisor {
                 self.page.as_ref().map(|p| p.target_id.as_str()),
                 frames.map(|f| &f.info),
             ),
-            console_errors: self.console_errors.iter().cloned().collect(),
+            console_errors: self
+                .console_errors
+                .iter()
+                .map(|e| ConsoleEntry::clone(e))
+                .collect(),
             page: self.page_info(),
         }
     }
@@ -524,7 +527,7 @@ impl Supervisor {
         TableSizes {
             frames: self.frames.len(),
             sessions: self.sessions.len(),
-            commands_in_flight: self.commands_in_flight.by_id.len(),
+            commands_in_flight: self.commands_in_flight.len(),
             pending_dialogs: self.dialogs.pending.len(),
             recent_dialogs: self.dialogs.recent.len(),
             console_errors: self.console_errors.len(),
@@ -546,7 +549,7 @@ impl Supervisor {
         result: Option<&RawValue>,
         error: Option<&RawValue>,
     ) -> Result<(), InputError> {
-        let Some(cmd) = self.commands_in_flight.by_id.remove(&id) else {
+        let Some(cmd) = self.commands_in_flight.remove(id) else {
             return Err(InputError::UnknownReply { id });
         };
         // `Ok(None)`: a reply with neither result nor error, read as an empty result.
@@ -716,11 +719,8 @@ impl Supervisor {
         page.session_id = Some(session_id.to_owned());
         page.phase = PagePhase::Attached;
         page.enable = EnableState::Pending;
-        let target_id = page.target_id.clone();
-        self.sessions.insert(
-            session_id.to_owned(),
-            Session::new(target_id, TargetKind::Page, None),
-        );
+        let session = Session::new(session_id, &page.target_id, TargetKind::Page, None);
+        self.sessions.insert(session_id.to_owned(), session);
         let s = Some(session_id);
         self.send(
             s,
@@ -838,7 +838,7 @@ impl Supervisor {
             E::ExecutionContextCreated(ev) => {
                 if let Some(frame) = ev.context.aux_data.and_then(|a| a.frame_id) {
                     if let Some(s) = self.sessions.get_mut(session) {
-                        s.add_context(ev.context.id, frame.into_owned());
+                        s.add_context(ev.context.id, &frame);
                     }
                 }
             }
@@ -860,7 +860,7 @@ impl Supervisor {
             E::ExceptionThrown(ev) => {
                 let text = exception_text(&ev.exception_details);
                 let ctx = ev.exception_details.execution_context_id;
-                self.record_console(session, "exception", text, ctx);
+                self.record_console(session, ConsoleLevel::Exception, text, ctx);
             }
             E::RequestPaused(ev) => self.on_request_paused(session, &ev),
             E::FrameStartedNavigating(ev) => {
@@ -937,7 +937,7 @@ impl Supervisor {
         let kind = TargetKind::from_cdp(kind_name);
         self.sessions.insert(
             child.to_owned(),
-            Session::new(target_id.clone(), kind, Some(parent.to_owned())),
+            Session::new(child, &target_id, kind, Some(parent.to_owned())),
         );
         if kind == TargetKind::Iframe {
             self.frame_became_oopif(
@@ -996,7 +996,7 @@ impl Supervisor {
         // frame, owned by the parent's session, and drop what its old document held.
         if let Some(s) = self.sessions.get(session_id) {
             if s.kind == TargetKind::Iframe {
-                let frame_id = s.target_id.clone();
+                let frame_id = s.target_id.to_string();
                 let parent = s.parent.clone().unwrap_or_default();
                 let owned_here = self
                     .frames
@@ -1191,7 +1191,7 @@ impl Supervisor {
         let own_root = self
             .sessions
             .get(session)
-            .is_some_and(|s| s.kind == TargetKind::Iframe && s.target_id == id);
+            .is_some_and(|s| s.kind == TargetKind::Iframe && &*s.target_id == id);
         if self.frames.get(id).is_some() {
             if navigated {
                 let old_children = self.frames.descendants(id);
@@ -1392,25 +1392,35 @@ impl Supervisor {
 
     // ---- console -------------------------------------------------------------------
 
-    fn record_console(&mut self, session: &str, level: &str, text: String, context: Option<i64>) {
+    fn record_console(
+        &mut self,
+        session: &str,
+        level: ConsoleLevel,
+        text: String,
+        context: Option<i64>,
+    ) {
         let Some(s) = self.sessions.get(session) else {
             return;
         };
         let frame_id = context
             .and_then(|c| s.context_frame(c))
-            .map(str::to_owned)
+            .cloned()
             .or_else(|| match s.kind {
                 TargetKind::Page | TargetKind::Iframe => Some(s.target_id.clone()),
                 _ => None,
             });
-        let entry = ConsoleEntry {
-            level: level.to_owned(),
+        let entry = Arc::new(ConsoleEntry {
+            level,
             text,
             frame_id,
-            session_id: Some(session.to_owned()),
+            session_id: Some(Arc::clone(&s.id)),
             at: self.now,
-        };
-        push_ring(&mut self.console_errors, entry.clone(), MAX_CONSOLE_ERRORS);
+        });
+        push_ring(
+            &mut self.console_errors,
+            Arc::clone(&entry),
+            MAX_CONSOLE_ERRORS,
+        );
         self.events
             .push_back(Event::Diff(Diff::ConsoleError { entry }));
     }
@@ -1441,7 +1451,7 @@ impl Supervisor {
         self.last_command_id += 1;
         let id = self.last_command_id;
         let cmd = OutgoingCommand::new(id, method, params, session_id);
-        self.commands_in_flight.by_id.insert(
+        self.commands_in_flight.insert(
             id,
             InFlight {
                 session_id: session_id.map(str::to_owned),
@@ -1470,7 +1480,7 @@ impl Supervisor {
         let Some(dialog_id) = self.dialogs.pending.last().map(|d| d.info.id.clone()) else {
             return;
         };
-        let Some(cmd) = self.commands_in_flight.by_id.get_mut(&id) else {
+        let Some(cmd) = self.commands_in_flight.get_mut(id) else {
             return;
         };
         if cmd.purpose == Purpose::User
