@@ -10,24 +10,27 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 /// The events the supervisor handles, with their params parsed. Every other event is
 /// skipped without building anything.
+///
+/// The rare events with large params are boxed: every message's envelope is moved a few
+/// times while it is read, and a console call (the bulk of a busy page) is small.
 #[derive(Debug)]
 pub(crate) enum CdpEvent<'a> {
-    AttachedToTarget(AttachedToTarget<'a>),
+    AttachedToTarget(Box<AttachedToTarget<'a>>),
     DetachedFromTarget(DetachedFromTarget<'a>),
     FrameAttached(FrameAttached<'a>),
-    FrameNavigated(FrameNavigated<'a>),
+    FrameNavigated(Box<FrameNavigated<'a>>),
     NavigatedWithinDocument(NavigatedWithinDocument<'a>),
     FrameDetached(FrameDetached<'a>),
-    DialogOpening(DialogOpening<'a>),
+    DialogOpening(Box<DialogOpening<'a>>),
     DialogClosed(DialogClosed<'a>),
     ExecutionContextCreated(ExecutionContextCreated<'a>),
     ExecutionContextDestroyed(ExecutionContextDestroyed),
     ExecutionContextsCleared,
     ConsoleApiCalled(ConsoleApiCalled<'a>),
-    ExceptionThrown(ExceptionThrown<'a>),
+    ExceptionThrown(Box<ExceptionThrown<'a>>),
     TargetCrashed,
     InspectorDetached(InspectorDetached<'a>),
-    RequestPaused(RequestPaused<'a>),
+    RequestPaused(Box<RequestPaused<'a>>),
     FrameStartedNavigating(FrameStartedNavigating<'a>),
     FrameSubtreeWillBeDetached(FrameSubtreeWillBeDetached<'a>),
 }
@@ -40,7 +43,10 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<Option<CdpEvent<'de>>, D::Error> {
     use CdpEvent as E;
+    // Arms are tried in order: the calls a busy page sends by the thousand come first.
     Ok(Some(match method {
+        "Runtime.consoleAPICalled" => E::ConsoleApiCalled(Deserialize::deserialize(d)?),
+        "Runtime.exceptionThrown" => E::ExceptionThrown(Deserialize::deserialize(d)?),
         "Target.attachedToTarget" => E::AttachedToTarget(Deserialize::deserialize(d)?),
         "Target.detachedFromTarget" => E::DetachedFromTarget(Deserialize::deserialize(d)?),
         "Page.frameAttached" => E::FrameAttached(Deserialize::deserialize(d)?),
@@ -59,8 +65,6 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
             IgnoredAny::deserialize(d)?;
             E::ExecutionContextsCleared
         }
-        "Runtime.consoleAPICalled" => E::ConsoleApiCalled(Deserialize::deserialize(d)?),
-        "Runtime.exceptionThrown" => E::ExceptionThrown(Deserialize::deserialize(d)?),
         "Inspector.targetCrashed" => {
             IgnoredAny::deserialize(d)?;
             E::TargetCrashed
