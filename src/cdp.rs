@@ -331,14 +331,32 @@ impl<'de> Deserialize<'de> for ConsoleKey {
     }
 }
 
-/// A string borrowed from the input when it has no escapes.
+/// A string borrowed from the input when it has no escapes. Read straight with
+/// `deserialize_str` (a derived newtype would add a layer per string of every message).
 pub(crate) struct BorrowedCow<'a>(pub Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for BorrowedCow<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct W<'a>(#[serde(borrow)] Cow<'a, str>);
-        W::deserialize(d).map(|w| BorrowedCow(w.0))
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = BorrowedCow<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(BorrowedCow(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(BorrowedCow(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(BorrowedCow(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 

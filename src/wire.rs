@@ -13,7 +13,7 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
-use crate::cdp::{deserialize_event, CdpEvent};
+use crate::cdp::{deserialize_event, BorrowedCow, CdpEvent};
 
 /// One incoming CDP message, borrowed from the frame's text.
 ///
@@ -123,31 +123,6 @@ impl<'de> Deserialize<'de> for Field {
     }
 }
 
-/// A string value, borrowed from the text when it has no escapes.
-struct CowStr<'a>(Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for CowStr<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct CowVisitor;
-        impl<'de> Visitor<'de> for CowVisitor {
-            type Value = CowStr<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(CowStr(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(CowStr(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(CowStr(Cow::Owned(v)))
-            }
-        }
-        d.deserialize_str(CowVisitor)
-    }
-}
-
 /// Reads `params` knowing the method.
 struct ParamsSeed<'m>(&'m str);
 
@@ -182,10 +157,11 @@ impl<'de> Deserialize<'de> for Envelope<'de> {
                     match key {
                         Field::Id => env.id = map.next_value()?,
                         Field::Method => {
-                            env.method = map.next_value::<Option<CowStr<'de>>>()?.map(|c| c.0)
+                            env.method = map.next_value::<Option<BorrowedCow<'de>>>()?.map(|c| c.0)
                         }
                         Field::SessionId => {
-                            env.session_id = map.next_value::<Option<CowStr<'de>>>()?.map(|c| c.0)
+                            env.session_id =
+                                map.next_value::<Option<BorrowedCow<'de>>>()?.map(|c| c.0)
                         }
                         Field::Params => {
                             env.params = match env.method.as_deref() {
