@@ -144,11 +144,15 @@ struct Sidecar {
 
 impl Sidecar {
     fn spawn(args: &[&str]) -> Sidecar {
+        Self::spawn_with_stderr(args, Stdio::inherit())
+    }
+
+    fn spawn_with_stderr(args: &[&str], stderr: Stdio) -> Sidecar {
         let mut child = Command::new(BIN)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let stdout = child.stdout.take().unwrap();
@@ -203,6 +207,68 @@ impl Drop for Sidecar {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Waits for the sidecar to exit and returns its code.
+fn exit_code(cli: &mut Sidecar) -> Option<i32> {
+    let end = Instant::now() + WAIT;
+    loop {
+        if let Some(s) = cli.child.try_wait().unwrap() {
+            return s.code();
+        }
+        assert!(Instant::now() < end, "the sidecar did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The sidecar's stderr, echoed to ours, with the browser it launched (its DevTools
+/// port and profile directory, from the "launched Chromium at" line).
+struct Launched {
+    port: Receiver<(u16, std::path::PathBuf)>,
+}
+
+fn take_stderr(cli: &mut Sidecar) -> Launched {
+    let stderr = cli.child.stderr.take().expect("stderr piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            eprintln!("{line}");
+            // "cdp-supervise: launched Chromium at ws://127.0.0.1:PORT/... (profile DIR)"
+            let Some(rest) = line.split("launched Chromium at ws://127.0.0.1:").nth(1) else {
+                continue;
+            };
+            let port = rest.split('/').next().and_then(|p| p.parse().ok());
+            let dir = rest
+                .split(" (profile ")
+                .nth(1)
+                .and_then(|d| d.strip_suffix(')'));
+            if let (Some(port), Some(dir)) = (port, dir) {
+                let _ = tx.send((port, std::path::PathBuf::from(dir)));
+            }
+        }
+    });
+    Launched { port: rx }
+}
+
+/// Nothing of a launched browser is left: its port refuses, its profile directory is
+/// gone, and no process names that directory on its command line.
+fn assert_browser_gone(port: u16, profile: &std::path::Path) {
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the launched Chromium still listens on {port}"
+    );
+    assert!(!profile.exists(), "{} was left behind", profile.display());
+    let needle = profile.to_string_lossy().into_owned();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        assert!(
+            !String::from_utf8_lossy(&cmdline).contains(&needle),
+            "process {:?} still runs with {needle}",
+            entry.file_name()
+        );
     }
 }
 
@@ -321,6 +387,89 @@ fn watch_through_stdin() {
         .map(|d| d["message"].as_str().unwrap())
         .collect();
     assert_eq!(messages, ["from the cli", "left open"]);
+}
+
+/// The README's main job, `watch --demo`: the sidecar launches its own headless
+/// Chromium, opens the built-in demo page (top, srcdoc, cross-site OOPIF, nested OOPIF),
+/// shows the frames and a dialog live, takes an answer on stdin, and at end of input
+/// exits 0 leaving no browser behind.
+#[test]
+fn watch_demo_shows_the_demo_live_and_leaves_nothing_running() {
+    if !cdp_supervisor_blocking::launch::chromium_for_test("cli-watch-demo") {
+        return;
+    }
+    let mut cli = Sidecar::spawn_with_stderr(&["watch", "--demo"], Stdio::piped());
+    let launched = take_stderr(&mut cli);
+    let (port, profile) = launched
+        .port
+        .recv_timeout(WAIT)
+        .expect("the sidecar says which Chromium it launched");
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.expect("the nested OOPIF", |v| {
+        v["type"] == "diff"
+            && v["frame"]["is_oopif"] == true
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/nested"))
+    });
+    // The demo opens a dialog every few seconds; answer the first one from stdin.
+    let opened = cli.expect("a demo dialog", |v| v["op"] == "dialog_opened");
+    let dialog_id = opened["dialog"]["id"].clone();
+    cli.send(json!({"id": 1, "cmd": "dialog", "action": "accept", "dialog_id": dialog_id}));
+    let answered = cli.expect("dialog result", is_result(1));
+    assert_eq!(answered["type"], "result", "{answered}");
+    assert_eq!(answered["dialog"]["closed_by"], "agent", "{answered}");
+    assert_eq!(answered["dialog"]["accepted"], true, "{answered}");
+    cli.send(json!({"id": 2, "cmd": "snapshot"}));
+    let snap = cli.expect("snapshot", is_result(2));
+    let children = snap["snapshot"]["frame_tree"]["children"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(children, 3, "srcdoc, OOPIF and nested OOPIF: {snap}");
+    assert!(
+        snap["snapshot"]["recent_dialogs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["id"] == dialog_id),
+        "{snap}"
+    );
+
+    drop(cli.stdin.take());
+    assert_eq!(exit_code(&mut cli), Some(0));
+    assert_browser_gone(port, &profile);
+}
+
+/// `watch --url PAGE`: the sidecar launches Chromium, opens that page, reports its top
+/// frame with the URL, and exits 0 at end of input with the browser gone.
+#[test]
+fn watch_url_opens_the_page_in_a_launched_browser() {
+    if !cdp_supervisor_blocking::launch::chromium_for_test("cli-watch-url") {
+        return;
+    }
+    let site = DemoSite::start().unwrap();
+    let url = site.top_url(false);
+    let mut cli = Sidecar::spawn_with_stderr(&["watch", "--url", &url], Stdio::piped());
+    let launched = take_stderr(&mut cli);
+    let (port, profile) = launched
+        .port
+        .recv_timeout(WAIT)
+        .expect("the sidecar says which Chromium it launched");
+    cli.expect("the top frame at the URL", |v| {
+        v["type"] == "diff"
+            && v["frame"]["parent_frame_id"].is_null()
+            && v["frame"]["url"] == json!(url)
+    });
+    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Runtime.evaluate",
+        "params": {"expression": "location.href", "returnByValue": true}}));
+    let r = cli.expect("evaluate result", is_result(1));
+    assert_eq!(r["result"]["result"]["value"], json!(url), "{r}");
+    drop(cli.stdin.take());
+    assert_eq!(exit_code(&mut cli), Some(0));
+    assert_browser_gone(port, &profile);
 }
 
 /// Exit code 1 when the browser goes away for good: five reconnect attempts with

@@ -264,7 +264,11 @@ fn watch(args: Args) -> Result<(), Failure> {
         Some(url) => (None, url.clone()),
         None => {
             let b = Browser::launch().map_err(|e| runtime(e.to_string()))?;
-            eprintln!("cdp-supervise: launched Chromium at {}", b.ws_url());
+            eprintln!(
+                "cdp-supervise: launched Chromium at {} (profile {})",
+                b.ws_url(),
+                b.profile_dir().display()
+            );
             let url = b.ws_url().to_owned();
             (Some(b), url)
         }
