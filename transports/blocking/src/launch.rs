@@ -106,18 +106,30 @@ impl Browser {
     /// Finds the binary ([`find_chromium`]) and launches it with [`CHROMIUM_FLAGS`] and a
     /// fresh profile directory.
     pub fn launch() -> Result<Browser, LaunchError> {
+        Browser::launch_with_args(&[])
+    }
+
+    /// Like [`Browser::launch`], with `extra_args` passed after [`CHROMIUM_FLAGS`]; e.g.
+    /// `--ignore-certificate-errors` for a page served over https with a throwaway
+    /// self-signed certificate (the https bridge test).
+    pub fn launch_with_args(extra_args: &[&str]) -> Result<Browser, LaunchError> {
         let binary = find_chromium().ok_or(LaunchError::NotFound)?;
-        Browser::launch_binary(&binary)
+        Browser::spawn(&binary, extra_args)
     }
 
     /// Launches `binary` with [`CHROMIUM_FLAGS`] and a fresh profile directory, and waits
     /// until it reports its DevTools port.
     pub fn launch_binary(binary: &Path) -> Result<Browser, LaunchError> {
+        Browser::spawn(binary, &[])
+    }
+
+    fn spawn(binary: &Path, extra_args: &[&str]) -> Result<Browser, LaunchError> {
         let profile_dir =
             fresh_profile_dir().map_err(|(dir, error)| LaunchError::Profile { dir, error })?;
         let verbose = std::env::var_os("CDP_SUPERVISE_CHROME_LOG").is_some();
         let spawned = Command::new(binary)
             .args(CHROMIUM_FLAGS)
+            .args(extra_args)
             .arg(format!("--user-data-dir={}", profile_dir.display()))
             .arg("about:blank")
             .stdin(Stdio::null())

@@ -6,15 +6,19 @@ mod bridge_site;
 mod common;
 #[path = "common/dialog_proxy.rs"]
 mod dialog_proxy;
+#[path = "common/tls_relay.rs"]
+mod tls_relay;
 
 use std::time::Duration;
 
 use bridge_site::BridgeSite;
 use cdp_supervisor::{ClosedBy, ClosedDialog, DialogAction, DialogPolicy, Event, Snapshot};
+use cdp_supervisor_blocking::launch::chromium_for_test;
 use cdp_supervisor_blocking::{Browser, Client, ClientEvent, CommandUpdate};
 use common::*;
 use dialog_proxy::DialogProxy;
 use serde_json::{json, Value};
+use tls_relay::{tls_tools_for_test, TlsRelay};
 
 /// One scenario: a browser, the bridge site, optionally the dialog-closing proxy, and a
 /// recorded client (through the proxy when there is one).
@@ -33,6 +37,17 @@ fn bridge_world(
     policy: DialogPolicy,
 ) -> Option<BridgeWorld> {
     let browser = browser_or_skip(test)?;
+    Some(bridge_world_in(browser, test, bridge, behind_proxy, policy))
+}
+
+/// [`bridge_world`] with a browser the caller launched.
+fn bridge_world_in(
+    browser: Browser,
+    test: &str,
+    bridge: bool,
+    behind_proxy: bool,
+    policy: DialogPolicy,
+) -> BridgeWorld {
     let site = BridgeSite::start();
     let proxy = behind_proxy.then(|| DialogProxy::start(browser.ws_url()));
     let mut opts = options(test);
@@ -43,17 +58,22 @@ fn bridge_world(
         .map_or_else(|| browser.ws_url().to_owned(), DialogProxy::ws_url);
     let client = Client::connect(&url, opts).unwrap();
     wait_live(&client);
-    Some(BridgeWorld {
+    BridgeWorld {
         client,
         proxy,
         site,
         _browser: browser,
-    })
+    }
 }
 
 /// Opens the bridge site's top page and waits for its four frames and their scripts.
 fn open_site(w: &BridgeWorld) -> DemoFrames {
-    let snap = navigate(&w.client, &w.site.url("/"), demo_loaded);
+    open_site_at(w, &w.site.url("/"))
+}
+
+/// [`open_site`] at `url`, the top page served some other way (e.g. over https).
+fn open_site_at(w: &BridgeWorld, url: &str) -> DemoFrames {
+    let snap = navigate(&w.client, url, demo_loaded);
     let frames = demo_frames(&snap);
     wait_until_defined(&w.client, &frames, &["top", "srcdoc", "cross", "nested"]);
     frames
@@ -278,6 +298,143 @@ fn bridge_answers_reach_the_page_in_every_kind_of_frame() {
                 "{message}"
             );
         }
+    }
+    assert_eq!(
+        w.proxy.as_ref().unwrap().closed(),
+        Vec::<Value>::new(),
+        "no native dialog opened"
+    );
+    assert!(w.client.snapshot().unwrap().pending_dialogs.is_empty());
+}
+
+/// SPEC §6.5 ("a synchronous XHR to a reserved host on the page's own scheme"): on an
+/// https page the script calls `https://bridge.invalid/`, which the core's `Fetch`
+/// patterns also pause. The bridge site is served over https through a TLS relay (a
+/// throwaway self-signed certificate; Chromium launched with
+/// `--ignore-certificate-errors`), behind the dialog-closing proxy: a `confirm` and a
+/// `prompt` in the top frame and a `confirm` in the OOPIF (whose URL is https too) are
+/// pending until the agent answers, and the page gets the answers.
+#[test]
+fn bridge_answers_reach_an_https_page() {
+    let test = "bridge-https";
+    if !tls_tools_for_test(test) || !chromium_for_test(test) {
+        return;
+    }
+    let browser =
+        Browser::launch_with_args(&["--ignore-certificate-errors"]).expect("launch Chromium");
+    let w = bridge_world_in(browser, test, true, true, DialogPolicy::MustRespond);
+    // Declared after the world, so dropped (killed) before it.
+    let relay = TlsRelay::start(w.site.port());
+    let top_url = relay.url("127.0.0.1", "/");
+    let frames = open_site_at(&w, &top_url);
+    let snap = w.client.snapshot().unwrap();
+    assert_eq!(snap.frame_tree.top.as_ref().unwrap().url, top_url);
+    assert!(
+        find(&snap, "/cross")
+            .unwrap()
+            .url
+            .starts_with("https://localhost:"),
+        "{:?}",
+        snap.frame_tree
+    );
+    for which in ["top", "cross", "nested"] {
+        assert_eq!(
+            in_window(&w.client, &frames, which, "w.location.protocol"),
+            json!("https:"),
+            "{which}"
+        );
+        assert_eq!(
+            in_window(
+                &w.client,
+                &frames,
+                which,
+                "w.__cdpSupervisorBridge === true"
+            ),
+            json!(true),
+            "the bridge script is installed in {which}"
+        );
+    }
+
+    // confirm in the top frame, accepted.
+    let at = ask(&w.client, &frames, "top", "confirm", "https confirm", None);
+    let dialog = wait_dialog_of(&w.client, "confirm");
+    assert_eq!(dialog.frame_id, frames.top);
+    assert_eq!(dialog.message, "https confirm");
+    let closed = w
+        .client
+        .respond_dialog(DialogAction::Accept, None, Some(&dialog.id))
+        .unwrap();
+    assert_eq!(closed.id, dialog.id);
+    assert_eq!(closed.closed_by, ClosedBy::Agent);
+    assert!(closed.accepted);
+    assert_eq!(closed.user_input, None);
+    assert_eq!(
+        result_after(&w.client, &frames, "top", at),
+        expected("confirm", json!(true))
+    );
+    let recorded = wait_closed_with(&w.client, "https confirm");
+    assert_eq!(
+        (recorded.closed_by, recorded.accepted, recorded.frame_id),
+        (ClosedBy::Agent, true, frames.top.clone())
+    );
+
+    // prompt in the top frame, accepted with text.
+    let at = ask(
+        &w.client,
+        &frames,
+        "top",
+        "prompt",
+        "https prompt",
+        Some("d"),
+    );
+    let dialog = wait_dialog_of(&w.client, "prompt");
+    assert_eq!(dialog.frame_id, frames.top);
+    assert_eq!(dialog.default_prompt, "d");
+    let closed = w
+        .client
+        .respond_dialog(DialogAction::Accept, Some("over tls"), Some(&dialog.id))
+        .unwrap();
+    assert_eq!(closed.closed_by, ClosedBy::Agent);
+    assert!(closed.accepted);
+    assert_eq!(closed.user_input.as_deref(), Some("over tls"));
+    assert_eq!(
+        result_after(&w.client, &frames, "top", at),
+        expected("prompt", json!("over tls"))
+    );
+    let recorded = wait_closed_with(&w.client, "https prompt");
+    assert_eq!(
+        (recorded.closed_by, recorded.accepted),
+        (ClosedBy::Agent, true)
+    );
+    assert_eq!(recorded.user_input.as_deref(), Some("over tls"));
+
+    // confirm in the https OOPIF (its own session), dismissed.
+    let at = ask(&w.client, &frames, "cross", "confirm", "https oopif", None);
+    let dialog = wait_dialog_of(&w.client, "confirm");
+    assert_eq!(dialog.frame_id, frames.cross);
+    let closed = w
+        .client
+        .respond_dialog(DialogAction::Dismiss, None, Some(&dialog.id))
+        .unwrap();
+    assert_eq!(
+        (closed.closed_by, closed.accepted),
+        (ClosedBy::Agent, false)
+    );
+    assert_eq!(
+        result_after(&w.client, &frames, "cross", at),
+        expected("confirm", json!(false))
+    );
+
+    // The requests went to the https endpoint (the token is in the body, not the URL).
+    for which in ["top", "cross"] {
+        let endpoints = in_window(
+            &w.client,
+            &frames,
+            which,
+            "[...new Set(w.performance.getEntriesByType('resource').map((e) => e.name)\
+             .filter((n) => n.includes('bridge.invalid')))]",
+        );
+        assert_eq!(endpoints, json!(["https://bridge.invalid/"]), "{which}");
     }
     assert_eq!(
         w.proxy.as_ref().unwrap().closed(),

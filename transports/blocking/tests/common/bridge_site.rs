@@ -4,6 +4,10 @@
 //! inside an OOPIF); a page whose CSP forbids `connect-src`; a page that forges bridge
 //! requests.
 //!
+//! The cross-site iframes use scheme-relative URLs (`//host:P/cross`), so the same pages
+//! work behind the https relay of `tls_relay.rs`: there the `Host` is the relay's port
+//! and every frame loads over https through it.
+//!
 //! Every frame defines `ask(kind, message, default)`, which calls `alert`, `confirm` or
 //! `prompt` from a timer (so the evaluation that calls it returns at once) and appends
 //! `{kind, type, value}` of the return value to `window.__results` (`undefined` becomes
@@ -78,7 +82,7 @@ fn handle(req: &Request) -> Response {
                 "",
                 &format!(
                     "<iframe id=same srcdoc=\"{srcdoc}\"></iframe>\
-                     <iframe id=cross src=\"http://{other}/cross\"></iframe>"
+                     <iframe id=cross src=\"//{other}/cross\"></iframe>"
                 ),
                 "",
             ))
@@ -86,7 +90,7 @@ fn handle(req: &Request) -> Response {
         "/cross" => Response::html(page(
             "bridge cross",
             "",
-            &format!("<iframe id=nested src=\"http://{other}/nested\"></iframe>"),
+            &format!("<iframe id=nested src=\"//{other}/nested\"></iframe>"),
             "",
         )),
         "/nested" => Response::html(page("bridge nested", "", "", "")),
@@ -133,6 +137,11 @@ impl BridgeSite {
     /// `http://127.0.0.1:P{path}`.
     pub fn url(&self, path: &str) -> String {
         self.server.url("127.0.0.1", path)
+    }
+
+    /// The plain-HTTP port (what the https relay forwards to).
+    pub fn port(&self) -> u16 {
+        self.server.port()
     }
 
     /// `http://localhost:P{path}`, the other site.
