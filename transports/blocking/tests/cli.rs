@@ -210,14 +210,17 @@ impl Drop for Sidecar {
     }
 }
 
-/// Waits for the sidecar to exit and returns its code.
-fn exit_code(cli: &mut Sidecar) -> Option<i32> {
-    let end = Instant::now() + WAIT;
+/// Waits up to `within` for the sidecar to exit and returns its code.
+fn exit_code(cli: &mut Sidecar, within: Duration) -> Option<i32> {
+    let end = Instant::now() + within;
     loop {
         if let Some(s) = cli.child.try_wait().unwrap() {
             return s.code();
         }
-        assert!(Instant::now() < end, "the sidecar did not exit");
+        assert!(
+            Instant::now() < end,
+            "the sidecar did not exit within {within:?}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -359,15 +362,7 @@ fn watch_through_stdin() {
     });
     let finished = cli.expect("the blocked command's reply", is_result(7));
     assert_eq!(finished["result"]["result"]["value"], 5, "{finished}");
-    let end = Instant::now() + WAIT;
-    let status = loop {
-        if let Some(s) = cli.child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(Instant::now() < end, "the sidecar did not exit");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert_eq!(status.code(), Some(0));
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
     let text = std::fs::read_to_string(&trace).unwrap();
     let parsed = cdp_supervisor::replay::Trace::parse(&text).unwrap();
     assert!(parsed.entries.len() > 20);
@@ -439,7 +434,7 @@ fn watch_demo_shows_the_demo_live_and_leaves_nothing_running() {
     );
 
     drop(cli.stdin.take());
-    assert_eq!(exit_code(&mut cli), Some(0));
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
     assert_browser_gone(port, &profile);
 }
 
@@ -468,7 +463,7 @@ fn watch_url_opens_the_page_in_a_launched_browser() {
     let r = cli.expect("evaluate result", is_result(1));
     assert_eq!(r["result"]["result"]["value"], json!(url), "{r}");
     drop(cli.stdin.take());
-    assert_eq!(exit_code(&mut cli), Some(0));
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
     assert_browser_gone(port, &profile);
 }
 
@@ -488,15 +483,7 @@ fn browser_gone_exits_1_after_the_reconnect_attempts() {
     cli.expect("page detached", |v| {
         v["op"] == "page" && v["page"]["state"] == "detached"
     });
-    let end = Instant::now() + Duration::from_secs(40);
-    let status = loop {
-        if let Some(s) = cli.child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(Instant::now() < end, "the sidecar did not give up");
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert_eq!(status.code(), Some(1));
+    assert_eq!(exit_code(&mut cli, Duration::from_secs(40)), Some(1));
     // 0.5 + 1 + 2 + 4 + 8 s of backoff before giving up.
     assert!(
         started.elapsed() >= Duration::from_secs(15),
