@@ -225,29 +225,11 @@ fn without_the_bridge_a_proxy_closes_native_dialogs_remote() {
     assert!(w.client.snapshot().unwrap().pending_dialogs.is_empty());
 }
 
-/// SPEC §6.5: with the bridge, behind the same proxy, every dialog kind in the top
-/// frame, a srcdoc iframe, an OOPIF and an OOPIF nested in it is pending with its frame
-/// id until the agent answers, and the page's JavaScript gets the answer: `alert`
-/// returns `undefined`, `prompt` the text or its default, `confirm` true or false. No
-/// native dialog opens (the proxy closes none).
-#[test]
-fn bridge_answers_reach_the_page_in_every_kind_of_frame() {
-    let Some(w) = bridge_world("bridge-every-frame", true, true, DialogPolicy::MustRespond) else {
-        return;
-    };
-    let frames = open_site(&w);
-    for which in ["top", "srcdoc", "cross", "nested"] {
-        assert_eq!(
-            in_window(
-                &w.client,
-                &frames,
-                which,
-                "w.__cdpSupervisorBridge === true"
-            ),
-            json!(true),
-            "the bridge script is installed in {which}"
-        );
-    }
+/// Every dialog kind and answer (alert dismissed / accepted; prompt with text, default,
+/// dismissed, without default; confirm accepted / dismissed) in the top frame, the srcdoc
+/// frame, the OOPIF and the nested OOPIF: each is pending with its frame id until the
+/// agent answers, and the page's script gets the answer.
+fn answer_every_kind_in_every_frame(w: &BridgeWorld, frames: &DemoFrames) {
     type Case<'a> = (
         &'a str,
         Option<&'a str>,
@@ -280,9 +262,9 @@ fn bridge_answers_reach_the_page_in_every_kind_of_frame() {
     for which in ["top", "srcdoc", "cross", "nested"] {
         for (kind, default, action, text, value) in cases {
             let message = format!("{kind} in {which}, answered {action:?} {text:?} (é&=?)");
-            let at = ask(&w.client, &frames, which, kind, &message, *default);
+            let at = ask(&w.client, frames, which, kind, &message, *default);
             let dialog = wait_dialog_of(&w.client, kind);
-            assert_eq!(dialog.frame_id, frame_id_of(which, &frames), "{message}");
+            assert_eq!(dialog.frame_id, frame_id_of(which, frames), "{message}");
             assert_eq!(dialog.message, message);
             assert_eq!(dialog.default_prompt, default.unwrap_or(""));
             let closed = w
@@ -293,12 +275,38 @@ fn bridge_answers_reach_the_page_in_every_kind_of_frame() {
             assert_eq!(closed.closed_by, ClosedBy::Agent, "{message}");
             assert_eq!(closed.accepted, *action == DialogAction::Accept);
             assert_eq!(
-                result_after(&w.client, &frames, which, at),
+                result_after(&w.client, frames, which, at),
                 expected(kind, value.clone()),
                 "{message}"
             );
         }
     }
+}
+
+/// SPEC §6.5: with the bridge, behind the same proxy, every dialog kind in the top
+/// frame, a srcdoc iframe, an OOPIF and an OOPIF nested in it is pending with its frame
+/// id until the agent answers, and the page's JavaScript gets the answer: `alert`
+/// returns `undefined`, `prompt` the text or its default, `confirm` true or false. No
+/// native dialog opens (the proxy closes none).
+#[test]
+fn bridge_answers_reach_the_page_in_every_kind_of_frame() {
+    let Some(w) = bridge_world("bridge-every-frame", true, true, DialogPolicy::MustRespond) else {
+        return;
+    };
+    let frames = open_site(&w);
+    for which in ["top", "srcdoc", "cross", "nested"] {
+        assert_eq!(
+            in_window(
+                &w.client,
+                &frames,
+                which,
+                "w.__cdpSupervisorBridge === true"
+            ),
+            json!(true),
+            "the bridge script is installed in {which}"
+        );
+    }
+    answer_every_kind_in_every_frame(&w, &frames);
     assert_eq!(
         w.proxy.as_ref().unwrap().closed(),
         Vec::<Value>::new(),
@@ -311,9 +319,9 @@ fn bridge_answers_reach_the_page_in_every_kind_of_frame() {
 /// https page the script calls `https://bridge.invalid/`, which the core's `Fetch`
 /// patterns also pause. The bridge site is served over https through a TLS relay (a
 /// throwaway self-signed certificate; Chromium launched with
-/// `--ignore-certificate-errors`), behind the dialog-closing proxy: a `confirm` and a
-/// `prompt` in the top frame and a `confirm` in the OOPIF (whose URL is https too) are
-/// pending until the agent answers, and the page gets the answers.
+/// `--ignore-certificate-errors`), behind the dialog-closing proxy: every dialog kind in
+/// every kind of frame (the OOPIFs are https too) is pending until the agent answers, the
+/// page gets the answer, and every frame's requests went to `https://bridge.invalid/`.
 #[test]
 fn bridge_answers_reach_an_https_page() {
     let test = "bridge-https";
@@ -355,78 +363,10 @@ fn bridge_answers_reach_an_https_page() {
         );
     }
 
-    // confirm in the top frame, accepted.
-    let at = ask(&w.client, &frames, "top", "confirm", "https confirm", None);
-    let dialog = wait_dialog_of(&w.client, "confirm");
-    assert_eq!(dialog.frame_id, frames.top);
-    assert_eq!(dialog.message, "https confirm");
-    let closed = w
-        .client
-        .respond_dialog(DialogAction::Accept, None, Some(&dialog.id))
-        .unwrap();
-    assert_eq!(closed.id, dialog.id);
-    assert_eq!(closed.closed_by, ClosedBy::Agent);
-    assert!(closed.accepted);
-    assert_eq!(closed.user_input, None);
-    assert_eq!(
-        result_after(&w.client, &frames, "top", at),
-        expected("confirm", json!(true))
-    );
-    let recorded = wait_closed_with(&w.client, "https confirm");
-    assert_eq!(
-        (recorded.closed_by, recorded.accepted, recorded.frame_id),
-        (ClosedBy::Agent, true, frames.top.clone())
-    );
-
-    // prompt in the top frame, accepted with text.
-    let at = ask(
-        &w.client,
-        &frames,
-        "top",
-        "prompt",
-        "https prompt",
-        Some("d"),
-    );
-    let dialog = wait_dialog_of(&w.client, "prompt");
-    assert_eq!(dialog.frame_id, frames.top);
-    assert_eq!(dialog.default_prompt, "d");
-    let closed = w
-        .client
-        .respond_dialog(DialogAction::Accept, Some("over tls"), Some(&dialog.id))
-        .unwrap();
-    assert_eq!(closed.closed_by, ClosedBy::Agent);
-    assert!(closed.accepted);
-    assert_eq!(closed.user_input.as_deref(), Some("over tls"));
-    assert_eq!(
-        result_after(&w.client, &frames, "top", at),
-        expected("prompt", json!("over tls"))
-    );
-    let recorded = wait_closed_with(&w.client, "https prompt");
-    assert_eq!(
-        (recorded.closed_by, recorded.accepted),
-        (ClosedBy::Agent, true)
-    );
-    assert_eq!(recorded.user_input.as_deref(), Some("over tls"));
-
-    // confirm in the https OOPIF (its own session), dismissed.
-    let at = ask(&w.client, &frames, "cross", "confirm", "https oopif", None);
-    let dialog = wait_dialog_of(&w.client, "confirm");
-    assert_eq!(dialog.frame_id, frames.cross);
-    let closed = w
-        .client
-        .respond_dialog(DialogAction::Dismiss, None, Some(&dialog.id))
-        .unwrap();
-    assert_eq!(
-        (closed.closed_by, closed.accepted),
-        (ClosedBy::Agent, false)
-    );
-    assert_eq!(
-        result_after(&w.client, &frames, "cross", at),
-        expected("confirm", json!(false))
-    );
+    answer_every_kind_in_every_frame(&w, &frames);
 
     // The requests went to the https endpoint (the token is in the body, not the URL).
-    for which in ["top", "cross"] {
+    for which in ["top", "srcdoc", "cross", "nested"] {
         let endpoints = in_window(
             &w.client,
             &frames,
