@@ -1,6 +1,8 @@
 //! End-to-end: the harder facts (8, 9, 13, 15) against a real headless Chromium.
 
 mod common;
+#[path = "common/noise_canvas.rs"]
+mod noise_canvas;
 
 use cdp_supervisor::{ClosedBy, DialogAction, PageState};
 use cdp_supervisor_blocking::ClientError;
@@ -116,4 +118,50 @@ fn a_crashed_page_is_reported_and_recovered() {
         eval(&w.client, Some(&frames.nested), "document.title"),
         json!("nested frame")
     );
+}
+
+/// WebSocket limits (issue 4: "large enough for screenshots"): a capture of a canvas of
+/// noise is one CDP message far above tungstenite's default 16 MiB frame cap, and it
+/// arrives whole through the supervisor as the command's result.
+#[test]
+fn a_screenshot_above_the_default_frame_cap_arrives_whole() {
+    // Not recorded: the trace would hold the whole image.
+    let Some(w) = world(
+        "big-screenshot",
+        cdp_supervisor_blocking::Options::default(),
+    ) else {
+        return;
+    };
+    let drawn = w
+        .client
+        .command(
+            None,
+            "Runtime.evaluate",
+            json!({"expression": noise_canvas::draw_noise_canvas(), "returnByValue": true}),
+            WAIT,
+        )
+        .unwrap();
+    let side = noise_canvas::SIDE;
+    assert_eq!(drawn["result"]["value"], json!(side * side), "{drawn}");
+    let shot = w
+        .client
+        .command(
+            None,
+            "Page.captureScreenshot",
+            noise_canvas::capture_params(),
+            std::time::Duration::from_secs(120),
+        )
+        .unwrap();
+    noise_canvas::assert_big_png(&shot);
+    // Still live after the big message.
+    let two = w
+        .client
+        .command(
+            None,
+            "Runtime.evaluate",
+            json!({"expression": "1 + 1", "returnByValue": true}),
+            WAIT,
+        )
+        .unwrap();
+    assert_eq!(two["result"]["value"], json!(2));
 }

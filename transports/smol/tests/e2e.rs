@@ -1,8 +1,11 @@
 //! End-to-end tests of the smol transport against a real headless Chromium: a
 //! representative subset of the blocking crate's (dialogs in the top frame and in
-//! OOPIFs, a routed command, a blocked command, the watchdog, reconnect).
+//! OOPIFs, a routed command, a blocked command, the watchdog, reconnect, a screenshot
+//! message above tungstenite's default frame cap).
 
 mod common;
+#[path = "../../blocking/tests/common/noise_canvas.rs"]
+mod noise_canvas;
 #[path = "../../blocking/tests/common/relay.rs"]
 mod relay;
 
@@ -212,5 +215,41 @@ fn reconnects_after_the_socket_is_cut() {
             .await
             .unwrap();
         client.stop().await.unwrap();
+    });
+}
+
+/// WebSocket limits: a screenshot message of about 27 MB (far above tungstenite's default
+/// 16 MiB frame cap) arrives whole through async-tungstenite and the supervisor.
+#[test]
+fn a_screenshot_above_the_default_frame_cap_arrives_whole() {
+    smol::block_on(async {
+        // Not recorded: the trace would hold the whole image.
+        let Some(w) = world("big-screenshot", Default::default()).await else {
+            return;
+        };
+        let drawn = w
+            .client
+            .command(
+                None,
+                "Runtime.evaluate",
+                json!({"expression": noise_canvas::draw_noise_canvas(), "returnByValue": true}),
+                WAIT,
+            )
+            .await
+            .unwrap();
+        let side = noise_canvas::SIDE;
+        assert_eq!(drawn["result"]["value"], json!(side * side), "{drawn}");
+        let shot = w
+            .client
+            .command(
+                None,
+                "Page.captureScreenshot",
+                noise_canvas::capture_params(),
+                Duration::from_secs(120),
+            )
+            .await
+            .unwrap();
+        noise_canvas::assert_big_png(&shot);
+        w.client.stop().await.unwrap();
     });
 }
