@@ -384,6 +384,109 @@ fn watch_through_stdin() {
     assert_eq!(messages, ["from the cli", "left open"]);
 }
 
+/// SPEC §8, the rest of the protocol: `--policy` and `--dialog-timeout` on the command
+/// line (the watchdog closes a dialog after the timeout), lines that are not commands get
+/// an error line each and the sidecar goes on, `settle` answers what is pending,
+/// `recover` reloads, `policy` changes how the next dialog is answered, and `stop` exits 0.
+#[test]
+fn watch_flags_errors_settle_recover_and_stop() {
+    let Some(browser) = browser_or_skip("cli-protocol") else {
+        return;
+    };
+    let site = DemoSite::start().unwrap();
+    let mut cli = Sidecar::spawn(&[
+        "watch",
+        "--cdp",
+        browser.ws_url(),
+        "--policy",
+        "must_respond",
+        "--dialog-timeout",
+        "3",
+    ]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
+    assert_eq!(cli.expect("navigate", is_result(1))["type"], "result");
+    let alert = |cli: &mut Sidecar, id: i64, message: &str| {
+        let expression = format!("setTimeout(() => alert({message:?}), 0); 1");
+        cli.send(json!({"id": id, "cmd": "cdp", "method": "Runtime.evaluate",
+            "params": {"expression": expression}}));
+        assert_eq!(cli.expect("evaluate", is_result(id))["type"], "result");
+        cli.expect("dialog_opened", |v| {
+            v["op"] == "dialog_opened" && v["dialog"]["message"] == message
+        })
+    };
+
+    // --dialog-timeout 3 with must_respond: the watchdog answers.
+    alert(&mut cli, 2, "left to the watchdog");
+    let closed = cli.expect("watchdog close", |v| {
+        v["op"] == "dialog_closed" && v["dialog"]["message"] == "left to the watchdog"
+    });
+    assert_eq!(closed["dialog"]["closed_by"], "watchdog", "{closed}");
+
+    // Lines that are not commands: one error line each, and the sidecar goes on.
+    {
+        let stdin = cli.stdin.as_mut().unwrap();
+        writeln!(stdin, "this is not JSON").unwrap();
+        stdin.flush().unwrap();
+    }
+    let e = cli.expect("error for a non-JSON line", |v| {
+        v["type"] == "error" && v["id"].is_null()
+    });
+    assert!(
+        e["message"].as_str().unwrap().contains("not a JSON object"),
+        "{e}"
+    );
+    cli.send(json!({"id": 3}));
+    let e = cli.expect("missing cmd", is_result(3));
+    assert_eq!(e["type"], "error");
+    assert!(
+        e["message"].as_str().unwrap().contains("missing \"cmd\""),
+        "{e}"
+    );
+    cli.send(json!({"id": 4, "cmd": "fly"}));
+    let e = cli.expect("unknown cmd", is_result(4));
+    assert_eq!(e["type"], "error");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown cmd \"fly\""),
+        "{e}"
+    );
+
+    // settle answers what is pending (well within the 3 s watchdog).
+    alert(&mut cli, 5, "settled");
+    cli.send(json!({"id": 6, "cmd": "settle", "action": "accept"}));
+    let settled = cli.expect("settle", is_result(6));
+    assert_eq!(settled["type"], "result", "{settled}");
+    let dialogs = settled["dialogs"].as_array().unwrap();
+    assert_eq!(dialogs.len(), 1, "{settled}");
+    assert_eq!(dialogs[0]["message"], "settled");
+    assert_eq!(dialogs[0]["accepted"], true);
+
+    // recover reloads the page (Page.navigate to its URL) and says how it went.
+    cli.send(json!({"id": 7, "cmd": "recover"}));
+    let recovered = cli.expect("recover", is_result(7));
+    assert_eq!(recovered["type"], "result", "{recovered}");
+    assert!(recovered["result"]["frameId"].is_string(), "{recovered}");
+
+    // policy auto_dismiss: the next dialog is answered at once.
+    cli.send(json!({"id": 8, "cmd": "policy", "policy": "auto_dismiss"}));
+    assert_eq!(cli.expect("policy", is_result(8))["policy"], "auto_dismiss");
+    alert(&mut cli, 9, "auto");
+    let closed = cli.expect("auto close", |v| {
+        v["op"] == "dialog_closed" && v["dialog"]["message"] == "auto"
+    });
+    assert_eq!(closed["dialog"]["closed_by"], "auto_policy", "{closed}");
+
+    cli.send(json!({"id": 10, "cmd": "stop"}));
+    let stopped = cli.expect("stop", is_result(10));
+    assert_eq!(stopped["stopped"], true, "{stopped}");
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+}
+
 /// The README's main job, `watch --demo`: the sidecar launches its own headless
 /// Chromium, opens the built-in demo page (top, srcdoc, cross-site OOPIF, nested OOPIF),
 /// shows the frames and a dialog live, takes an answer on stdin, and at end of input
