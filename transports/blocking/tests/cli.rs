@@ -408,6 +408,14 @@ fn watch_flags_errors_settle_recover_and_stop() {
     });
     cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
     assert_eq!(cli.expect("navigate", is_result(1))["type"], "result");
+    // Raise dialogs only in the new document: one raised while about:blank is still
+    // being replaced closes `remote` with it (seen in a full run).
+    cli.expect("the demo's nested OOPIF", |v| {
+        v["type"] == "diff"
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/nested"))
+    });
     let alert = |cli: &mut Sidecar, id: i64, message: &str| {
         let expression = format!("setTimeout(() => alert({message:?}), 0); 1");
         cli.send(json!({"id": id, "cmd": "cdp", "method": "Runtime.evaluate",
