@@ -1,6 +1,6 @@
 //! The reconnect policy shared by both transports: capped exponential backoff.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Delay before the first reconnect attempt.
 pub const INITIAL_DELAY: Duration = Duration::from_millis(500);
@@ -53,6 +53,69 @@ impl Backoff {
     /// A connection succeeded: start over.
     pub fn reset(&mut self) {
         self.failures = 0;
+    }
+}
+
+/// When the next reconnect attempt is due, by the [`Backoff`] policy: the one schedule
+/// both transports' loops follow after the socket drops.
+///
+/// ```
+/// use cdp_supervisor_blocking::backoff::ReconnectSchedule;
+/// let mut s = ReconnectSchedule::new();
+/// s.lost();
+/// let first = s.due();
+/// assert_eq!(s.due(), first, "asking again does not move it");
+/// for _ in 0..4 {
+///     assert!(s.failed("refused").is_ok());
+/// }
+/// assert!(s.failed("refused").unwrap_err().contains("5 reconnect attempts failed; last: refused"));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ReconnectSchedule {
+    backoff: Backoff,
+    retry_at: Option<Instant>,
+}
+
+impl ReconnectSchedule {
+    /// Nothing scheduled, no failures.
+    pub fn new() -> Self {
+        ReconnectSchedule::default()
+    }
+
+    /// The connection was lost: the next attempt is due one delay after [`Self::due`] is
+    /// first asked.
+    pub fn lost(&mut self) {
+        self.retry_at = None;
+    }
+
+    /// When the next attempt is due.
+    pub fn due(&mut self) -> Instant {
+        let backoff = &self.backoff;
+        *self
+            .retry_at
+            .get_or_insert_with(|| Instant::now() + backoff.next_delay().unwrap_or_default())
+    }
+
+    /// An attempt connected: start over.
+    pub fn succeeded(&mut self) {
+        self.backoff.reset();
+        self.retry_at = None;
+    }
+
+    /// An attempt failed with `error`: `Ok` schedules the next one, `Err` says why it is
+    /// time to give up.
+    pub fn failed(&mut self, error: &str) -> Result<(), String> {
+        self.backoff.failed();
+        match self.backoff.next_delay() {
+            Some(delay) => {
+                self.retry_at = Some(Instant::now() + delay);
+                Ok(())
+            }
+            None => Err(format!(
+                "{} reconnect attempts failed; last: {error}",
+                self.backoff.failures()
+            )),
+        }
     }
 }
 

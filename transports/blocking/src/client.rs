@@ -18,8 +18,8 @@ use serde_json::value::RawValue;
 use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Message, WebSocket};
 
-use crate::backoff::Backoff;
-use crate::driver::{debug, unix_now, ClientEvent, CommandUpdate, Driver, Options, Reply, Request};
+use crate::backoff::ReconnectSchedule;
+use crate::driver::{unix_now, ClientEvent, CommandUpdate, Driver, Options, Reply, Request};
 use crate::endpoint::{connect_tcp, resolve, split_ws_url};
 use crate::error::ClientError;
 use crate::launch::Browser;
@@ -397,8 +397,7 @@ fn run(
 ) {
     let mut socket = Some(ws);
     driver.connected(unix_now(), &url, false);
-    let mut backoff = Backoff::new();
-    let mut retry_at: Option<Instant> = None;
+    let mut schedule = ReconnectSchedule::new();
     loop {
         let now = unix_now();
         loop {
@@ -442,9 +441,7 @@ fn run(
                 }
             }
             None => {
-                let due = *retry_at.get_or_insert_with(|| {
-                    Instant::now() + backoff.next_delay().unwrap_or_default()
-                });
+                let due = schedule.due();
                 let wait = due.saturating_duration_since(Instant::now());
                 if !wait.is_zero() {
                     std::thread::sleep(wait.min(POLL_INTERVAL));
@@ -455,21 +452,13 @@ fn run(
                     {
                         Ok((u, ws)) => {
                             socket = Some(ws);
-                            backoff.reset();
-                            retry_at = None;
+                            schedule.succeeded();
                             driver.connected(unix_now(), &u, true);
                         }
                         Err(e) => {
-                            backoff.failed();
-                            match backoff.next_delay() {
-                                Some(d) => retry_at = Some(Instant::now() + d),
-                                None => {
-                                    driver.gave_up(format!(
-                                        "{} reconnect attempts failed; last: {e}",
-                                        backoff.failures()
-                                    ));
-                                    return;
-                                }
+                            if let Err(why) = schedule.failed(&e.to_string()) {
+                                driver.gave_up(why);
+                                return;
                             }
                         }
                     }
@@ -477,14 +466,11 @@ fn run(
             }
         }
         if let Some(error) = lost {
-            debug(&format!("connection lost: {error}"));
             socket = None;
-            driver.disconnected(unix_now(), Some(error.clone()));
-            if !reconnect {
-                driver.gave_up(format!("{error}; reconnect is off"));
+            if !driver.connection_lost(unix_now(), error, reconnect) {
                 return;
             }
-            retry_at = None;
+            schedule.lost();
         }
         driver.timeout(unix_now());
     }

@@ -273,6 +273,18 @@ impl Driver {
         self.broadcast(ClientEvent::GaveUp { error });
     }
 
+    /// The WebSocket failed with `error`: the core learns it, subscribers get
+    /// `ConnectionLost`, and without `reconnect` also `GaveUp`. Returns whether to try
+    /// reconnecting.
+    pub fn connection_lost(&mut self, now: f64, error: String, reconnect: bool) -> bool {
+        debug(&format!("connection lost: {error}"));
+        self.disconnected(now, Some(error.clone()));
+        if !reconnect {
+            self.gave_up(format!("{error}; reconnect is off"));
+        }
+        reconnect
+    }
+
     /// Whether the WebSocket is open.
     pub fn is_connected(&self) -> bool {
         self.connected

@@ -31,9 +31,9 @@ use std::time::{Duration, Instant};
 use async_tungstenite::tungstenite::{self, Message};
 use async_tungstenite::WebSocketStream;
 use cdp_supervisor::{ClosedDialog, DialogError};
-use cdp_supervisor_blocking::backoff::Backoff;
+use cdp_supervisor_blocking::backoff::ReconnectSchedule;
 use cdp_supervisor_blocking::client::{raw_params, ws_config};
-use cdp_supervisor_blocking::driver::{debug, unix_now, Driver, Reply, Request};
+use cdp_supervisor_blocking::driver::{unix_now, Driver, Reply, Request};
 use cdp_supervisor_blocking::endpoint::{resolve, split_ws_url, HTTP_TIMEOUT};
 use cdp_supervisor_blocking::token::fill_bridge_token;
 use smol::channel::{self, Receiver, Sender};
@@ -388,8 +388,7 @@ async fn run(
 ) {
     let mut socket = Some(ws);
     driver.connected(unix_now(), &url, false);
-    let mut backoff = Backoff::new();
-    let mut retry_at: Option<Instant> = None;
+    let mut schedule = ReconnectSchedule::new();
     let mut handles_gone = false;
     loop {
         let now = unix_now();
@@ -452,9 +451,7 @@ async fn run(
                 }
             }
             None => {
-                let due = *retry_at.get_or_insert_with(|| {
-                    Instant::now() + backoff.next_delay().unwrap_or_default()
-                });
+                let due = schedule.due();
                 let wait = async {
                     Timer::at(due).await;
                     Wake::Timer
@@ -464,21 +461,13 @@ async fn run(
                     Wake::Timer => match open(endpoint.clone()).await {
                         Ok((u, ws)) => {
                             socket = Some(ws);
-                            backoff.reset();
-                            retry_at = None;
+                            schedule.succeeded();
                             driver.connected(unix_now(), &u, true);
                         }
                         Err(e) => {
-                            backoff.failed();
-                            match backoff.next_delay() {
-                                Some(d) => retry_at = Some(Instant::now() + d),
-                                None => {
-                                    driver.gave_up(format!(
-                                        "{} reconnect attempts failed; last: {e}",
-                                        backoff.failures()
-                                    ));
-                                    return;
-                                }
+                            if let Err(why) = schedule.failed(&e.to_string()) {
+                                driver.gave_up(why);
+                                return;
                             }
                         }
                     },
@@ -487,14 +476,11 @@ async fn run(
             }
         }
         if let Some(error) = lost {
-            debug(&format!("connection lost: {error}"));
             socket = None;
-            driver.disconnected(unix_now(), Some(error.clone()));
-            if !reconnect {
-                driver.gave_up(format!("{error}; reconnect is off"));
+            if !driver.connection_lost(unix_now(), error, reconnect) {
                 return;
             }
-            retry_at = None;
+            schedule.lost();
         }
         driver.timeout(unix_now());
     }
