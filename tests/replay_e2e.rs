@@ -26,17 +26,14 @@ fn run_with(name: &str, config: Config) -> ReplayRun {
     run
 }
 
-fn states(run: &ReplayRun) -> Vec<PageState> {
-    let mut states: Vec<PageState> = Vec::new();
-    for d in run.diffs() {
-        if let Diff::Page { page: Some(p) } = d {
-            if states.last() != Some(&p.state) {
-                states.push(p.state);
-            }
-        }
-    }
-    states
-}
+/// The page states of a run whose socket was cut once: attached, lost, attached again.
+const RECONNECTED: [PageState; 5] = [
+    PageState::Attaching,
+    PageState::Live,
+    PageState::Detached,
+    PageState::Attaching,
+    PageState::Live,
+];
 
 /// The demo page: a srcdoc iframe and a cross-site OOPIF that nests another OOPIF.
 fn assert_demo_tree(run: &ReplayRun) {
@@ -124,16 +121,7 @@ fn depth_three_oopif_is_left_out() {
 #[test]
 fn reconnect_reattaches_and_recovers_the_tree() {
     let run = run("reconnect");
-    assert_eq!(
-        states(&run),
-        [
-            PageState::Attaching,
-            PageState::Live,
-            PageState::Detached,
-            PageState::Attaching,
-            PageState::Live
-        ]
-    );
+    assert_eq!(run.page_states(), RECONNECTED);
     assert_demo_tree(&run);
 }
 
@@ -141,7 +129,7 @@ fn reconnect_reattaches_and_recovers_the_tree() {
 fn crash_then_recover() {
     let run = run("crash-recover");
     assert_eq!(
-        states(&run),
+        run.page_states(),
         [
             PageState::Attaching,
             PageState::Live,
@@ -177,7 +165,7 @@ fn wedged_tab_is_blocked_then_released_by_recover() {
     );
     assert!(recovered);
     assert_eq!(
-        states(&run),
+        run.page_states(),
         [PageState::Attaching, PageState::Blocked, PageState::Live]
     );
 }
@@ -395,15 +383,6 @@ fn a_page_that_stole_nothing_raised_no_dialog_of_its_own() {
 #[test]
 fn smol_reconnect_recovers_the_tree() {
     let run = run("smol-reconnect");
-    assert_eq!(
-        states(&run),
-        [
-            PageState::Attaching,
-            PageState::Live,
-            PageState::Detached,
-            PageState::Attaching,
-            PageState::Live
-        ]
-    );
+    assert_eq!(run.page_states(), RECONNECTED);
     assert_demo_tree(&run);
 }

@@ -5,18 +5,6 @@ mod harness;
 use cdp_supervisor::{ClosedBy, DialogAction, Diff, Event, PageState};
 use harness::{replay_trace, ReplayRun};
 
-fn page_states(run: &ReplayRun) -> Vec<PageState> {
-    let mut states: Vec<PageState> = Vec::new();
-    for d in run.diffs() {
-        if let Diff::Page { page: Some(p) } = d {
-            if states.last() != Some(&p.state) {
-                states.push(p.state);
-            }
-        }
-    }
-    states
-}
-
 fn assert_clean(run: &ReplayRun) {
     assert!(
         run.stats.input_errors.is_empty(),
@@ -182,7 +170,7 @@ fn two_dialogs_wedge_is_reported_blocked_then_released_by_navigation() {
         "{err}"
     );
     assert_eq!(
-        page_states(&run),
+        run.page_states(),
         [
             PageState::Attaching,
             PageState::Live,
@@ -215,7 +203,7 @@ fn orphaned_dialog_blocks_the_page_after_reconnect_until_navigation() {
     let run = replay_trace("dialog-orphaned-by-disconnect", |_, _, _| {});
     assert_clean(&run);
     assert_eq!(
-        page_states(&run),
+        run.page_states(),
         [
             PageState::Attaching,
             PageState::Live,

@@ -2,7 +2,9 @@
 #![allow(dead_code)]
 
 use cdp_supervisor::replay::{ReplayStats, Replayer, Trace};
-use cdp_supervisor::{Config, Diff, Event, Mirror, OutgoingCommand, Snapshot, Supervisor};
+use cdp_supervisor::{
+    Config, Diff, Event, Mirror, OutgoingCommand, PageState, Snapshot, Supervisor,
+};
 
 /// Reads a trace from `tests/traces/`.
 pub fn trace_text(name: &str) -> String {
@@ -24,6 +26,19 @@ impl ReplayRun {
             Event::Diff(d) => Some(d),
             _ => None,
         })
+    }
+
+    /// The page states the diffs went through, repeats folded.
+    pub fn page_states(&self) -> Vec<PageState> {
+        let mut states: Vec<PageState> = Vec::new();
+        for d in self.diffs() {
+            if let Diff::Page { page: Some(p) } = d {
+                if states.last() != Some(&p.state) {
+                    states.push(p.state);
+                }
+            }
+        }
+        states
     }
 }
 
