@@ -94,8 +94,16 @@ fn page(title: &str, label: &str, body: &str, extra_script: &str) -> String {
     )
 }
 
-/// The other site's `host:port` for a request to `host:port`.
-fn other_host(host: &str) -> String {
+/// The other site's `host:port` for a request to `host:port`: `localhost` and
+/// `127.0.0.1` on the same port are two sites, so an iframe of one in the other is an
+/// OOPIF.
+///
+/// ```
+/// use cdp_supervisor_blocking::demo::other_host;
+/// assert_eq!(other_host("127.0.0.1:8080"), "localhost:8080");
+/// assert_eq!(other_host("localhost:8080"), "127.0.0.1:8080");
+/// ```
+pub fn other_host(host: &str) -> String {
     let port = host.rsplit_once(':').map_or("80", |(_, p)| p);
     if host.starts_with("localhost") {
         format!("127.0.0.1:{port}")

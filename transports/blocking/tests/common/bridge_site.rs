@@ -14,6 +14,7 @@
 //! type `"undefined"`, value `null`).
 #![allow(dead_code)]
 
+use cdp_supervisor_blocking::demo::other_host;
 use cdp_supervisor_blocking::serve::{Request, Response, Server};
 
 /// The script every frame runs.
@@ -59,15 +60,6 @@ fn page(title: &str, head: &str, body: &str, script: &str) -> String {
         "<!doctype html><html><head><meta charset=utf-8>{head}<title>{title}</title></head>\
          <body><script>{FRAME_SCRIPT}{script}</script><h1>{title}</h1>{body}</body></html>"
     )
-}
-
-fn other_host(host: &str) -> String {
-    let port = host.rsplit_once(':').map_or("80", |(_, p)| p);
-    if host.starts_with("localhost") {
-        format!("127.0.0.1:{port}")
-    } else {
-        format!("localhost:{port}")
-    }
 }
 
 fn handle(req: &Request) -> Response {
