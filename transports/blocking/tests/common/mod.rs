@@ -2,33 +2,16 @@
 //! a recorded client per scenario.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+#[path = "demo_tree.rs"]
+mod demo_tree;
+pub use demo_tree::*;
+
 use std::time::Duration;
 
-use cdp_supervisor::{FrameInfo, PageState, Snapshot};
+use cdp_supervisor::{PageState, Snapshot};
 use cdp_supervisor_blocking::demo::DemoSite;
-use cdp_supervisor_blocking::launch::chromium_for_test;
 use cdp_supervisor_blocking::{Browser, Client, Options};
 use serde_json::{json, Value};
-
-/// Generous bound for waits on a loaded 2-core machine.
-pub const WAIT: Duration = Duration::from_secs(20);
-
-/// A browser, or `None` (with a loud message) when none is installed; under `CI` a
-/// missing browser fails the test instead.
-pub fn browser_or_skip(test: &str) -> Option<Browser> {
-    if !chromium_for_test(test) {
-        return None;
-    }
-    Some(Browser::launch().expect("launch Chromium"))
-}
-
-/// Where a scenario's trace is recorded.
-pub fn trace_path(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join("cdp-supervise-e2e-traces");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(format!("{test}.jsonl"))
-}
 
 /// Options recording to [`trace_path`].
 pub fn options(test: &str) -> Options {
@@ -77,13 +60,6 @@ pub fn navigate(client: &Client, url: &str, done: impl FnMut(&Snapshot) -> bool)
         .unwrap()
 }
 
-/// Whether the snapshot shows the demo's four frames, both OOPIFs attached.
-pub fn demo_loaded(s: &Snapshot) -> bool {
-    find(s, "/nested").is_some_and(|f| f.is_oopif)
-        && find(s, "/cross").is_some_and(|f| f.is_oopif)
-        && find(s, "about:srcdoc").is_some()
-}
-
 /// Opens the demo top page (no timers) and waits for its four frames.
 pub fn open_demo(w: &World) -> DemoFrames {
     let snap = navigate(&w.client, &w.site.top_url(false), demo_loaded);
@@ -105,32 +81,6 @@ pub fn wait_documents_loaded(client: &Client, frames: &DemoFrames) {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-}
-
-/// The demo's frame ids.
-#[derive(Debug, Clone)]
-pub struct DemoFrames {
-    pub top: String,
-    pub srcdoc: String,
-    pub cross: String,
-    pub nested: String,
-}
-
-pub fn demo_frames(snap: &Snapshot) -> DemoFrames {
-    DemoFrames {
-        top: snap.frame_tree.top.as_ref().unwrap().frame_id.clone(),
-        srcdoc: find(snap, "about:srcdoc").unwrap().frame_id.clone(),
-        cross: find(snap, "/cross").unwrap().frame_id.clone(),
-        nested: find(snap, "/nested").unwrap().frame_id.clone(),
-    }
-}
-
-/// The listed frame whose URL contains `needle`.
-pub fn find<'a>(snap: &'a Snapshot, needle: &str) -> Option<&'a FrameInfo> {
-    snap.frame_tree
-        .children
-        .iter()
-        .find(|f| f.url.contains(needle))
 }
 
 /// `Runtime.evaluate` of `expression` in `frame_id`'s session, by value.
@@ -166,16 +116,6 @@ pub fn in_frame(which: &str, frames: &DemoFrames, expression: &str) -> (Option<S
 pub fn eval_in(client: &Client, frames: &DemoFrames, which: &str, expression: &str) -> Value {
     let (frame, expr) = in_frame(which, frames, expression);
     eval(client, frame.as_deref(), &expr)
-}
-
-pub fn frame_id_of(which: &str, frames: &DemoFrames) -> String {
-    match which {
-        "top" => frames.top.clone(),
-        "srcdoc" => frames.srcdoc.clone(),
-        "cross" => frames.cross.clone(),
-        "nested" => frames.nested.clone(),
-        other => panic!("no frame {other}"),
-    }
 }
 
 /// Waits for one pending dialog and returns it.

@@ -2,30 +2,21 @@
 //! crate's): a real headless Chromium, the demo site on loopback, a recorded client.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+#[path = "../../../blocking/tests/common/demo_tree.rs"]
+mod demo_tree;
+pub use demo_tree::*;
+
 use std::time::Duration;
 
-use cdp_supervisor::{ClosedDialog, FrameInfo, PageState, PendingDialog, Snapshot};
+use cdp_supervisor::{ClosedDialog, PageState, PendingDialog, Snapshot};
 use cdp_supervisor_blocking::demo::DemoSite;
-use cdp_supervisor_blocking::launch::chromium_for_test;
 use cdp_supervisor_smol::{Browser, Client, Options};
 use serde_json::{json, Value};
 
-pub const WAIT: Duration = Duration::from_secs(20);
-
-pub fn browser_or_skip(test: &str) -> Option<Browser> {
-    if !chromium_for_test(test) {
-        return None;
-    }
-    Some(Browser::launch().expect("launch Chromium"))
-}
-
+/// Options recording to [`trace_path`] (`smol-` before the name).
 pub fn options(test: &str) -> Options {
-    let dir = std::env::temp_dir().join("cdp-supervise-e2e-traces");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path: PathBuf = dir.join(format!("smol-{test}.jsonl"));
     Options {
-        record: Some(path),
+        record: Some(trace_path(&format!("smol-{test}"))),
         ..Options::default()
     }
 }
@@ -55,36 +46,6 @@ pub async fn wait_live(client: &Client) -> Snapshot {
         })
         .await
         .unwrap()
-}
-
-pub fn find<'a>(snap: &'a Snapshot, needle: &str) -> Option<&'a FrameInfo> {
-    snap.frame_tree
-        .children
-        .iter()
-        .find(|f| f.url.contains(needle))
-}
-
-pub fn demo_loaded(s: &Snapshot) -> bool {
-    find(s, "/nested").is_some_and(|f| f.is_oopif)
-        && find(s, "/cross").is_some_and(|f| f.is_oopif)
-        && find(s, "about:srcdoc").is_some()
-}
-
-#[derive(Debug, Clone)]
-pub struct DemoFrames {
-    pub top: String,
-    pub srcdoc: String,
-    pub cross: String,
-    pub nested: String,
-}
-
-pub fn demo_frames(snap: &Snapshot) -> DemoFrames {
-    DemoFrames {
-        top: snap.frame_tree.top.as_ref().unwrap().frame_id.clone(),
-        srcdoc: find(snap, "about:srcdoc").unwrap().frame_id.clone(),
-        cross: find(snap, "/cross").unwrap().frame_id.clone(),
-        nested: find(snap, "/nested").unwrap().frame_id.clone(),
-    }
 }
 
 pub async fn open_demo(client: &Client, site: &DemoSite) -> DemoFrames {
@@ -125,16 +86,6 @@ pub async fn eval(client: &Client, frame_id: Option<&str>, expression: &str) -> 
         .unwrap();
     assert!(r.get("exceptionDetails").is_none(), "{expression}: {r}");
     r["result"]["value"].clone()
-}
-
-pub fn frame_id_of(which: &str, frames: &DemoFrames) -> String {
-    match which {
-        "top" => frames.top.clone(),
-        "srcdoc" => frames.srcdoc.clone(),
-        "cross" => frames.cross.clone(),
-        "nested" => frames.nested.clone(),
-        other => panic!("no frame {other}"),
-    }
 }
 
 pub async fn eval_in(client: &Client, frames: &DemoFrames, which: &str, expression: &str) -> Value {
