@@ -66,6 +66,16 @@ fn bridge_world_in(
     }
 }
 
+/// Opens the bridge site's page at `path` and waits until it is the top document.
+fn open_page(w: &BridgeWorld, path: &str) -> Snapshot {
+    navigate(&w.client, &w.site.url(path), |s| {
+        s.frame_tree
+            .top
+            .as_ref()
+            .is_some_and(|t| t.url.contains(path))
+    })
+}
+
 /// Opens the bridge site's top page and waits for its four frames and their scripts.
 fn open_site(w: &BridgeWorld) -> DemoFrames {
     open_site_at(w, &w.site.url("/"))
@@ -407,12 +417,7 @@ fn forged_bridge_requests_make_no_dialog() {
     let Some(w) = bridge_world("bridge-forged", true, true, DialogPolicy::MustRespond) else {
         return;
     };
-    let snap = navigate(&w.client, &w.site.url("/forge"), |s| {
-        s.frame_tree
-            .top
-            .as_ref()
-            .is_some_and(|t| t.url.contains("/forge"))
-    });
+    let snap = open_page(&w, "/forge");
     let top = snap.frame_tree.top.unwrap().frame_id;
     while eval(&w.client, Some(&top), "typeof window.forge") != json!("function") {
         // No event says the document ran its script; poll briefly.
@@ -463,12 +468,7 @@ fn csp_that_forbids_the_bridge_falls_back_to_a_native_dialog() {
         let Some(w) = bridge_world(test, true, behind_proxy, DialogPolicy::MustRespond) else {
             return;
         };
-        let snap = navigate(&w.client, &w.site.url("/csp"), |s| {
-            s.frame_tree
-                .top
-                .as_ref()
-                .is_some_and(|t| t.url.contains("/csp"))
-        });
+        let snap = open_page(&w, "/csp");
         let frames = DemoFrames {
             top: snap.frame_tree.top.unwrap().frame_id,
             srcdoc: String::new(),
