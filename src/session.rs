@@ -35,12 +35,11 @@ impl TargetKind {
     }
 }
 
-/// One attached session. Its ids are shared (`Arc<str>`) with the console entries that
-/// name them: a busy page logs thousands, and each would otherwise copy both ids.
+/// One attached session. Its target id, like the session id it is stored under, is an
+/// `Arc<str>` shared with the console entries that name it: a busy page logs thousands,
+/// and each would otherwise copy both ids.
 #[derive(Debug, Clone)]
 pub(crate) struct Session {
-    /// Its own session id (the key it is stored under).
-    pub id: Arc<str>,
     pub target_id: Arc<str>,
     pub kind: TargetKind,
     /// `None` for the page session.
@@ -52,9 +51,8 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    pub fn new(id: &str, target_id: &str, kind: TargetKind, parent: Option<String>) -> Self {
+    pub fn new(target_id: &str, kind: TargetKind, parent: Option<String>) -> Self {
         Session {
-            id: id.into(),
             target_id: target_id.into(),
             kind,
             parent,
@@ -79,12 +77,17 @@ impl Session {
 /// Every attached session.
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
-    pub by_id: BTreeMap<String, Session>,
+    pub by_id: BTreeMap<Arc<str>, Session>,
 }
 
 impl Sessions {
     pub fn get(&self, id: &str) -> Option<&Session> {
         self.by_id.get(id)
+    }
+
+    /// The session with its id as stored (shared, for records that name it).
+    pub fn get_with_id(&self, id: &str) -> Option<(&Arc<str>, &Session)> {
+        self.by_id.get_key_value(id)
     }
 
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Session> {
@@ -99,8 +102,8 @@ impl Sessions {
         self.by_id.len()
     }
 
-    pub fn insert(&mut self, id: String, session: Session) {
-        self.by_id.insert(id, session);
+    pub fn insert(&mut self, id: &str, session: Session) {
+        self.by_id.insert(id.into(), session);
     }
 
     /// `id` and every session below it, parents first (fact 5: nested sessions vanish with

@@ -719,8 +719,8 @@ impl Supervisor {
         page.session_id = Some(session_id.to_owned());
         page.phase = PagePhase::Attached;
         page.enable = EnableState::Pending;
-        let session = Session::new(session_id, &page.target_id, TargetKind::Page, None);
-        self.sessions.insert(session_id.to_owned(), session);
+        let session = Session::new(&page.target_id, TargetKind::Page, None);
+        self.sessions.insert(session_id, session);
         let s = Some(session_id);
         self.send(
             s,
@@ -936,8 +936,8 @@ impl Supervisor {
         let target_id = ev.target_info.target_id.to_string();
         let kind = TargetKind::from_cdp(kind_name);
         self.sessions.insert(
-            child.to_owned(),
-            Session::new(child, &target_id, kind, Some(parent.to_owned())),
+            child,
+            Session::new(&target_id, kind, Some(parent.to_owned())),
         );
         if kind == TargetKind::Iframe {
             self.frame_became_oopif(
@@ -1019,7 +1019,7 @@ impl Supervisor {
 
     /// The page session itself went away (detached or crashed beyond use).
     fn on_page_gone(&mut self, reason: &str) {
-        let all: Vec<String> = self.sessions.by_id.keys().cloned().collect();
+        let all: Vec<String> = self.sessions.by_id.keys().map(|k| k.to_string()).collect();
         for (id, cmd) in self.commands_in_flight.take_on_sessions(&all) {
             let error = CommandError::SessionGone {
                 method: cmd.method.clone(),
@@ -1399,7 +1399,7 @@ impl Supervisor {
         text: String,
         context: Option<i64>,
     ) {
-        let Some(s) = self.sessions.get(session) else {
+        let Some((session_id, s)) = self.sessions.get_with_id(session) else {
             return;
         };
         let frame_id = context
@@ -1413,7 +1413,7 @@ impl Supervisor {
             level,
             text,
             frame_id,
-            session_id: Some(Arc::clone(&s.id)),
+            session_id: Some(Arc::clone(session_id)),
             at: self.now,
         });
         push_ring(
