@@ -1,50 +1,18 @@
-//! The blocking transport: one I/O thread owns the socket and the [`Driver`]; a
-//! [`Client`] handle, usable from any thread, talks to it over a std channel.
-//!
-//! The loop: write what the core queued, read one frame with a timeout of at most 20 ms
-//! (or less when the core's next deadline is sooner), feed it in, fire due timers, take
-//! the requests that arrived. The short timeout is how the thread notices requests: std
-//! has no way to wait on a socket and a channel at once.
+//! The client handle: usable from any thread, it talks to the I/O thread ([`crate::io`])
+//! over a std channel.
 
-use std::io::ErrorKind;
-use std::net::TcpStream;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Mutex;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use cdp_supervisor::{ClosedDialog, DialogAction, DialogError, DialogPolicy, Snapshot};
-use serde_json::value::RawValue;
-use tungstenite::protocol::WebSocketConfig;
-use tungstenite::{Message, WebSocket};
-
-use crate::backoff::ReconnectSchedule;
-use crate::driver::{unix_now, ClientEvent, CommandUpdate, Driver, Options, Reply, Request};
-use crate::endpoint::{connect_tcp, resolve, split_ws_url};
-use crate::error::ClientError;
-use crate::launch::Browser;
-use crate::token::fill_bridge_token;
-
-/// The longest the I/O thread blocks in a read, so that requests are taken promptly.
-pub const POLL_INTERVAL: Duration = Duration::from_millis(20);
-
-/// WebSocket message and frame cap: large enough for full-page screenshots.
-pub const MAX_MESSAGE_SIZE: usize = 256 << 20;
-
-/// The WebSocket configuration both transports use.
-pub fn ws_config() -> WebSocketConfig {
-    WebSocketConfig::default()
-        .max_message_size(Some(MAX_MESSAGE_SIZE))
-        .max_frame_size(Some(MAX_MESSAGE_SIZE))
-        // The default 128 KiB read buffer was most of a supervised tab's memory (the
-        // many-tabs benchmark); large messages still grow their own buffer.
-        .read_buffer_size(READ_BUFFER_SIZE)
-}
-
-/// The WebSocket read buffer per connection.
-pub const READ_BUFFER_SIZE: usize = 8 * 1024;
-
-type Ws = WebSocket<TcpStream>;
+#[cfg(feature = "launch")]
+use cdp_supervisor_chromium::Browser;
+use cdp_supervisor_driver::cdp_supervisor::{ClosedDialog, DialogError};
+use cdp_supervisor_driver::{
+    command_result, ClientError, ClientEvent, Clock, CommandUpdate, DialogAction, DialogPolicy,
+    LoopDriver, Options, Reply, Request, Snapshot,
+};
 
 /// A handle to a supervised tab over a blocking WebSocket.
 ///
@@ -66,6 +34,7 @@ pub struct Client {
     requests: Sender<Request>,
     thread: Mutex<Option<JoinHandle<()>>>,
     // Declared last: dropped after `Drop::drop` has stopped and joined the I/O thread.
+    #[cfg(feature = "launch")]
     browser: Option<Browser>,
 }
 
@@ -105,7 +74,7 @@ impl Client {
     /// Connects to a browser endpoint (`ws://...` or `http://host:port`) and attaches to
     /// its first page (or `options.config.target_id`).
     pub fn connect(endpoint: &str, options: Options) -> Result<Client, ClientError> {
-        Client::start(endpoint, options, None, None)
+        Client::start(endpoint, options, None)
     }
 
     /// Like [`Client::connect`], with a subscriber registered before the first message,
@@ -115,65 +84,67 @@ impl Client {
         options: Options,
         events: Sender<ClientEvent>,
     ) -> Result<Client, ClientError> {
-        Client::start(endpoint, options, Some(events), None)
+        Client::start(endpoint, options, Some(events))
     }
 
     /// Launches a headless Chromium ([`Browser::launch`]) and connects to it; the browser
     /// is closed when the client drops.
+    #[cfg(feature = "launch")]
     pub fn launch(options: Options) -> Result<Client, ClientError> {
-        Client::launch_with_events_opt(options, None)
+        Client::launch_with(options, None)
     }
 
     /// [`Client::launch`] with an initial subscriber as in [`Client::connect_with_events`].
+    #[cfg(feature = "launch")]
     pub fn launch_with_events(
         options: Options,
         events: Sender<ClientEvent>,
     ) -> Result<Client, ClientError> {
-        Client::launch_with_events_opt(options, Some(events))
+        Client::launch_with(options, Some(events))
     }
 
-    fn launch_with_events_opt(
+    #[cfg(feature = "launch")]
+    fn launch_with(
         options: Options,
         events: Option<Sender<ClientEvent>>,
     ) -> Result<Client, ClientError> {
-        let browser = Browser::launch()?;
-        let url = browser.ws_url().to_owned();
-        Client::start(&url, options, events, Some(browser))
+        let browser = Browser::launch().map_err(|e| ClientError::Launch(Box::new(e)))?;
+        let mut client = Client::start(browser.ws_url(), options, events)?;
+        client.browser = Some(browser);
+        Ok(client)
     }
 
     fn start(
         endpoint: &str,
         options: Options,
         events: Option<Sender<ClientEvent>>,
-        browser: Option<Browser>,
     ) -> Result<Client, ClientError> {
-        let mut options = options;
-        // SPEC §6.5: the bridge needs a secret the page cannot guess.
-        fill_bridge_token(&mut options.config).map_err(ClientError::BridgeToken)?;
-        let mut driver = Driver::new(&options).map_err(ClientError::Record)?;
+        let clock = Clock::start();
+        let mut run = LoopDriver::for_client(options, clock.wall_at_start())?;
         if let Some(tx) = events {
-            driver.add_subscriber(Box::new(move |e| tx.send(e).is_ok()));
+            run.add_subscriber(Box::new(move |e| tx.send(e).is_ok()));
         }
-        let url = resolve(endpoint)?;
-        let ws = open_ws(&url)?;
-        let (tx, rx) = mpsc::channel();
+        let (url, ws) = crate::io::open(endpoint)?;
+        run.connected(clock.now(), &url);
+        let (requests, rx) = mpsc::channel();
         let endpoint = endpoint.to_owned();
-        let reconnect = options.reconnect;
         let thread = std::thread::Builder::new()
             .name("cdp-supervisor-io".into())
-            .spawn(move || run(driver, ws, url, endpoint, rx, reconnect))
+            .spawn(move || crate::io::run(run, clock, ws, endpoint, rx))
             .map_err(|e| ClientError::Connect {
-                url: "(thread)".into(),
+                url,
                 error: format!("cannot start the I/O thread: {e}"),
             })?;
         Ok(Client {
-            requests: tx,
+            requests,
             thread: Mutex::new(Some(thread)),
-            browser,
+            #[cfg(feature = "launch")]
+            browser: None,
         })
     }
 
     /// The browser this client launched, if it did.
+    #[cfg(feature = "launch")]
     pub fn browser(&self) -> Option<&Browser> {
         self.browser.as_ref()
     }
@@ -207,18 +178,13 @@ impl Client {
         params: serde_json::Value,
         timeout: Duration,
     ) -> Result<PendingCommand, ClientError> {
-        let params = raw_params(params);
         let (tx, rx) = mpsc::channel();
+        let updates = Box::new(move |u| {
+            let _ = tx.send(u);
+        });
+        let request = Request::command(frame_id, method, params, timeout, updates);
         self.requests
-            .send(Request::Command {
-                frame_id: frame_id.map(str::to_owned),
-                method: method.to_owned(),
-                params,
-                timeout,
-                updates: Box::new(move |u| {
-                    let _ = tx.send(u);
-                }),
-            })
+            .send(request)
             .map_err(|_| ClientError::Closed)?;
         Ok(PendingCommand { updates: rx })
     }
@@ -232,10 +198,8 @@ impl Client {
         params: serde_json::Value,
         timeout: Duration,
     ) -> Result<serde_json::Value, ClientError> {
-        let text = self
-            .start_command(frame_id, method, params, timeout)?
-            .wait()?;
-        Ok(serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+        let pending = self.start_command(frame_id, method, params, timeout)?;
+        Ok(command_result(&pending.wait()?))
     }
 
     /// Answers a dialog (SPEC §6.3) and waits until Chromium closed it.
@@ -245,13 +209,8 @@ impl Client {
         prompt_text: Option<&str>,
         dialog_id: Option<&str>,
     ) -> Result<ClosedDialog, ClientError> {
-        self.ask(|reply| Request::Dialog {
-            action,
-            prompt_text: prompt_text.map(str::to_owned),
-            dialog_id: dialog_id.map(str::to_owned),
-            reply,
-        })?
-        .map_err(Into::into)
+        let outcome = self.ask(|reply| Request::dialog(action, prompt_text, dialog_id, reply))?;
+        Ok(outcome?)
     }
 
     /// Answers every pending dialog; one outcome per dialog.
@@ -270,8 +229,7 @@ impl Client {
                 let _ = tx.send(u);
             })))
             .map_err(|_| ClientError::Closed)?;
-        let text = PendingCommand { updates: rx }.wait()?;
-        Ok(serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+        Ok(command_result(&PendingCommand { updates: rx }.wait()?))
     }
 
     /// Changes the dialog policy for dialogs opened from now on.
@@ -341,149 +299,6 @@ impl Drop for Client {
     }
 }
 
-/// `params` as raw JSON for the core; `null` means none.
-pub fn raw_params(params: serde_json::Value) -> Option<Box<RawValue>> {
-    if params.is_null() {
-        return None;
-    }
-    serde_json::value::to_raw_value(&params).ok()
-}
-
-/// Opens the WebSocket to a `ws://` URL with [`ws_config`].
-fn open_ws(url: &str) -> Result<Ws, ClientError> {
-    let err = |error: String| ClientError::Connect {
-        url: url.to_owned(),
-        error,
-    };
-    let (authority, _) =
-        split_ws_url(url).ok_or_else(|| err("not a ws://HOST:PORT/PATH URL".into()))?;
-    let stream = connect_tcp(authority).map_err(err)?;
-    let (ws, _response) = tungstenite::client::client_with_config(url, stream, Some(ws_config()))
-        .map_err(|e| err(e.to_string()))?;
-    Ok(ws)
-}
-
-fn close_ws(ws: &mut Ws) {
-    let _ = ws.close(None);
-    let _ = ws
-        .get_mut()
-        .set_read_timeout(Some(Duration::from_millis(200)));
-    // Wait briefly for the browser's close reply so the close is clean.
-    let end = Instant::now() + Duration::from_millis(500);
-    while Instant::now() < end {
-        match ws.read() {
-            Ok(_) => continue,
-            Err(_) => break,
-        }
-    }
-}
-
-fn read_timeout(driver: &Driver, now: f64) -> Duration {
-    let deadline = driver.next_deadline(); // includes a planned stop's grace deadline
-    let until = deadline.map_or(POLL_INTERVAL, |d| {
-        Duration::from_secs_f64((d - now).clamp(0.0, POLL_INTERVAL.as_secs_f64()))
-    });
-    until.max(Duration::from_millis(1))
-}
-
-/// The I/O thread.
-fn run(
-    mut driver: Driver,
-    ws: Ws,
-    url: String,
-    endpoint: String,
-    requests: Receiver<Request>,
-    reconnect: bool,
-) {
-    let mut socket = Some(ws);
-    driver.connected(unix_now(), &url, false);
-    let mut schedule = ReconnectSchedule::new();
-    loop {
-        let now = unix_now();
-        loop {
-            match requests.try_recv() {
-                Ok(r) => driver.request(now, r),
-                Err(TryRecvError::Empty) => break,
-                // Every handle is gone: stop as planned.
-                Err(TryRecvError::Disconnected) => {
-                    driver.begin_stop(now);
-                    break;
-                }
-            }
-        }
-        if driver.stop_ready(now) {
-            if let Some(mut s) = socket.take() {
-                let _ = flush_transmits(&mut driver, &mut s);
-                close_ws(&mut s);
-            }
-            driver.finish_stop(unix_now());
-            return;
-        }
-        let mut lost: Option<String> = None;
-        match socket.as_mut() {
-            Some(s) => {
-                if let Err(e) = flush_transmits(&mut driver, s) {
-                    lost = Some(e);
-                } else {
-                    let _ = s
-                        .get_mut()
-                        .set_read_timeout(Some(read_timeout(&driver, now)));
-                    match s.read() {
-                        Ok(Message::Text(text)) => driver.message(unix_now(), text.as_str()),
-                        Ok(Message::Close(frame)) => {
-                            lost = Some(format!("the browser closed the WebSocket ({frame:?})"))
-                        }
-                        Ok(_) => {}
-                        Err(tungstenite::Error::Io(e))
-                            if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
-                        Err(e) => lost = Some(format!("the WebSocket failed: {e}")),
-                    }
-                }
-            }
-            None => {
-                let due = schedule.due();
-                let wait = due.saturating_duration_since(Instant::now());
-                if !wait.is_zero() {
-                    std::thread::sleep(wait.min(POLL_INTERVAL));
-                } else {
-                    match resolve(&endpoint)
-                        .map_err(|e| e.to_string())
-                        .and_then(|u| open_ws(&u).map(|ws| (u, ws)).map_err(|e| e.to_string()))
-                    {
-                        Ok((u, ws)) => {
-                            socket = Some(ws);
-                            schedule.succeeded();
-                            driver.connected(unix_now(), &u, true);
-                        }
-                        Err(e) => {
-                            if let Err(why) = schedule.failed(&e.to_string()) {
-                                driver.gave_up(why);
-                                return;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if let Some(error) = lost {
-            socket = None;
-            if !driver.connection_lost(unix_now(), error, reconnect) {
-                return;
-            }
-            schedule.lost();
-        }
-        driver.timeout(unix_now());
-    }
-}
-
-fn flush_transmits(driver: &mut Driver, ws: &mut Ws) -> Result<(), String> {
-    while let Some(json) = driver.poll_transmit() {
-        ws.send(Message::text(json))
-            .map_err(|e| format!("writing to the WebSocket failed: {e}"))?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -494,11 +309,5 @@ mod tests {
         fn send<T: Send>() {}
         send_sync::<Client>();
         send::<PendingCommand>();
-    }
-
-    #[test]
-    fn read_timeout_is_short_and_positive() {
-        let driver = Driver::new(&Options::default()).unwrap();
-        assert_eq!(read_timeout(&driver, 0.0), POLL_INTERVAL);
     }
 }

@@ -1,0 +1,313 @@
+//! The client handle: it talks to the client's task ([`crate::io`]) over
+//! `smol::channel`s.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+#[cfg(feature = "launch")]
+use cdp_supervisor_chromium::Browser;
+use cdp_supervisor_driver::cdp_supervisor::{ClosedDialog, DialogError};
+use cdp_supervisor_driver::{
+    command_result, ClientError, ClientEvent, Clock, CommandUpdate, DialogAction, DialogPolicy,
+    LoopDriver, Options, Reply, Request, Snapshot,
+};
+use smol::channel::{self, Receiver, Sender};
+use smol::future::FutureExt;
+use smol::{LocalExecutor, Task, Timer};
+
+/// A handle to a supervised tab over an async WebSocket, driven by a task on smol's
+/// global executor (or on a `LocalExecutor`: [`Client::connect_local`]). Call [`Client::stop`] before dropping it; a dropped client stops its
+/// task in the background.
+#[derive(Debug)]
+pub struct Client {
+    requests: Sender<Request>,
+    task: Mutex<Option<Task<()>>>,
+    // Last: dropped after the task was told to stop.
+    #[cfg(feature = "launch")]
+    browser: Option<Browser>,
+}
+
+/// A command sent with [`Client::start_command`]: zero or more `Blocked` updates, then
+/// exactly one `Finished`.
+#[derive(Debug)]
+pub struct PendingCommand {
+    updates: Receiver<CommandUpdate>,
+}
+
+impl PendingCommand {
+    /// The next update, waiting at most `timeout`.
+    pub async fn next_update(&self, timeout: Duration) -> Result<CommandUpdate, ClientError> {
+        let update = async { self.updates.recv().await.map_err(|_| ClientError::Closed) };
+        let late = async {
+            Timer::after(timeout).await;
+            Err(ClientError::Timeout {
+                what: "a command update".into(),
+                after: timeout,
+            })
+        };
+        update.or(late).await
+    }
+
+    /// Waits for the outcome: CDP's `result` object as JSON text. The core's deadline
+    /// bounds the wait.
+    pub async fn wait(self) -> Result<String, ClientError> {
+        loop {
+            match self.updates.recv().await {
+                Ok(CommandUpdate::Blocked { .. }) => continue,
+                Ok(CommandUpdate::Finished(outcome)) => return outcome.map_err(Into::into),
+                Err(_) => return Err(ClientError::Closed),
+            }
+        }
+    }
+}
+
+impl Client {
+    /// Connects to a browser endpoint (`ws://...` or `http://host:port`) and attaches to
+    /// its first page (or `options.config.target_id`).
+    pub async fn connect(endpoint: &str, options: Options) -> Result<Client, ClientError> {
+        Client::start(endpoint, options, None, None).await
+    }
+
+    /// Like [`Client::connect`], with a subscriber registered before the first message,
+    /// so that it sees every event from the start (no initial snapshot is sent).
+    pub async fn connect_with_events(
+        endpoint: &str,
+        options: Options,
+        events: Sender<ClientEvent>,
+    ) -> Result<Client, ClientError> {
+        Client::start(endpoint, options, Some(events), None).await
+    }
+
+    /// Like [`Client::connect_with_events`] (the subscriber is optional), but the client's
+    /// task is spawned on `executor` instead of smol's global executor (which runs on
+    /// threads of its own). With a `ws://` URL no helper thread is used either, so many
+    /// clients can share the one thread that runs `executor` (`benches/many_tabs.rs`
+    /// runs 1 000 that way). The client makes progress only while `executor` is run.
+    pub async fn connect_local(
+        executor: &LocalExecutor<'_>,
+        endpoint: &str,
+        options: Options,
+        events: Option<Sender<ClientEvent>>,
+    ) -> Result<Client, ClientError> {
+        Client::start(endpoint, options, events, Some(executor)).await
+    }
+
+    /// Launches a headless Chromium ([`Browser::launch`], on a helper thread) and
+    /// connects to it; the browser is closed when the client drops.
+    #[cfg(feature = "launch")]
+    pub async fn launch(options: Options) -> Result<Client, ClientError> {
+        Client::launch_with(options, None).await
+    }
+
+    /// [`Client::launch`] with an initial subscriber as in [`Client::connect_with_events`].
+    #[cfg(feature = "launch")]
+    pub async fn launch_with_events(
+        options: Options,
+        events: Sender<ClientEvent>,
+    ) -> Result<Client, ClientError> {
+        Client::launch_with(options, Some(events)).await
+    }
+
+    #[cfg(feature = "launch")]
+    async fn launch_with(
+        options: Options,
+        events: Option<Sender<ClientEvent>>,
+    ) -> Result<Client, ClientError> {
+        let browser = smol::unblock(Browser::launch)
+            .await
+            .map_err(|e| ClientError::Launch(Box::new(e)))?;
+        let mut client = Client::start(browser.ws_url(), options, events, None).await?;
+        client.browser = Some(browser);
+        Ok(client)
+    }
+
+    async fn start(
+        endpoint: &str,
+        options: Options,
+        events: Option<Sender<ClientEvent>>,
+        executor: Option<&LocalExecutor<'_>>,
+    ) -> Result<Client, ClientError> {
+        let clock = Clock::start();
+        let mut run = LoopDriver::for_client(options, clock.wall_at_start())?;
+        if let Some(tx) = events {
+            run.add_subscriber(Box::new(move |e| tx.try_send(e).is_ok()));
+        }
+        let (url, ws) = crate::io::open(endpoint).await?;
+        run.connected(clock.now(), &url);
+        let (requests, rx) = channel::unbounded();
+        let task = crate::io::run(run, clock, ws, endpoint.to_owned(), rx);
+        let task = match executor {
+            Some(executor) => executor.spawn(task),
+            None => smol::spawn(task),
+        };
+        Ok(Client {
+            requests,
+            task: Mutex::new(Some(task)),
+            #[cfg(feature = "launch")]
+            browser: None,
+        })
+    }
+
+    /// The browser this client launched, if it did.
+    #[cfg(feature = "launch")]
+    pub fn browser(&self) -> Option<&Browser> {
+        self.browser.as_ref()
+    }
+
+    async fn ask<T: Send + 'static>(
+        &self,
+        make: impl FnOnce(Reply<T>) -> Request,
+    ) -> Result<T, ClientError> {
+        let (tx, rx) = channel::bounded(1);
+        let reply: Reply<T> = Box::new(move |v| {
+            let _ = tx.try_send(v);
+        });
+        self.requests
+            .send(make(reply))
+            .await
+            .map_err(|_| ClientError::Closed)?;
+        rx.recv().await.map_err(|_| ClientError::Closed)
+    }
+
+    /// The current snapshot (SPEC §9).
+    pub async fn snapshot(&self) -> Result<Snapshot, ClientError> {
+        self.ask(Request::Snapshot).await
+    }
+
+    /// Sends `method` into the session of `frame_id` (the top frame when `None`), SPEC
+    /// §6.7, and returns at once; see [`PendingCommand`]. `params` must be a JSON object
+    /// (or null for none).
+    pub async fn start_command(
+        &self,
+        frame_id: Option<&str>,
+        method: &str,
+        params: serde_json::Value,
+        timeout: Duration,
+    ) -> Result<PendingCommand, ClientError> {
+        let (tx, rx) = channel::unbounded();
+        let updates = Box::new(move |u| {
+            let _ = tx.try_send(u);
+        });
+        let request = Request::command(frame_id, method, params, timeout, updates);
+        let sent = self.requests.send(request).await;
+        sent.map_err(|_| ClientError::Closed)?;
+        Ok(PendingCommand { updates: rx })
+    }
+
+    /// Sends a command and waits for CDP's `result` object.
+    pub async fn command(
+        &self,
+        frame_id: Option<&str>,
+        method: &str,
+        params: serde_json::Value,
+        timeout: Duration,
+    ) -> Result<serde_json::Value, ClientError> {
+        let pending = self
+            .start_command(frame_id, method, params, timeout)
+            .await?;
+        Ok(command_result(&pending.wait().await?))
+    }
+
+    /// Answers a dialog (SPEC §6.3) and waits until Chromium closed it.
+    pub async fn respond_dialog(
+        &self,
+        action: DialogAction,
+        prompt_text: Option<&str>,
+        dialog_id: Option<&str>,
+    ) -> Result<ClosedDialog, ClientError> {
+        let request = |reply| Request::dialog(action, prompt_text, dialog_id, reply);
+        Ok(self.ask(request).await??)
+    }
+
+    /// Answers every pending dialog; one outcome per dialog.
+    pub async fn settle(
+        &self,
+        action: DialogAction,
+    ) -> Result<Vec<Result<ClosedDialog, DialogError>>, ClientError> {
+        self.ask(|reply| Request::Settle { action, reply }).await
+    }
+
+    /// Releases a blocked page (SPEC §6.8) and waits for the navigation's result.
+    pub async fn recover(&self) -> Result<serde_json::Value, ClientError> {
+        let (tx, rx) = channel::unbounded();
+        self.requests
+            .send(Request::Recover(Box::new(move |u| {
+                let _ = tx.try_send(u);
+            })))
+            .await
+            .map_err(|_| ClientError::Closed)?;
+        Ok(command_result(
+            &PendingCommand { updates: rx }.wait().await?,
+        ))
+    }
+
+    /// Changes the dialog policy for dialogs opened from now on.
+    pub async fn set_policy(&self, policy: DialogPolicy) -> Result<(), ClientError> {
+        self.requests
+            .send(Request::SetPolicy(policy))
+            .await
+            .map_err(|_| ClientError::Closed)
+    }
+
+    /// A stream of events: first the current [`ClientEvent::Snapshot`], then every
+    /// event after this call. The channel is unbounded: read it, or drop it.
+    pub async fn subscribe(&self) -> Result<Receiver<ClientEvent>, ClientError> {
+        let (tx, rx) = channel::unbounded();
+        self.ask(|registered| Request::Subscribe {
+            subscriber: Box::new(move |e| tx.try_send(e).is_ok()),
+            registered,
+        })
+        .await?;
+        Ok(rx)
+    }
+
+    /// Waits until `done` holds for the snapshot, checking again after every event.
+    pub async fn wait_for(
+        &self,
+        timeout: Duration,
+        what: &str,
+        mut done: impl FnMut(&Snapshot) -> bool,
+    ) -> Result<Snapshot, ClientError> {
+        let events = self.subscribe().await?;
+        let end = Instant::now() + timeout;
+        loop {
+            let snapshot = self.snapshot().await?;
+            if done(&snapshot) {
+                return Ok(snapshot);
+            }
+            let next = async { events.recv().await.map_err(|_| ClientError::Closed) };
+            let late = async {
+                Timer::at(end).await;
+                Err(ClientError::Timeout {
+                    what: what.to_owned(),
+                    after: timeout,
+                })
+            };
+            next.or(late).await?;
+            while events.try_recv().is_ok() {}
+        }
+    }
+
+    /// A planned stop: dismisses pending dialogs, waits up to 2 s for them to close (a
+    /// dialog left open wedges the tab, fact 11) and for commands in flight to finish,
+    /// closes the socket (which detaches) and waits for the task. Calling it again does
+    /// nothing.
+    pub async fn stop(&self) -> Result<(), ClientError> {
+        let _ = self.ask(Request::Stop).await;
+        let task = self.task.lock().ok().and_then(|mut t| t.take());
+        if let Some(t) = task {
+            t.await;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        // Cannot await here: the task sees its request channel close, stops as planned
+        // and ends on its own.
+        if let Some(t) = self.task.lock().ok().and_then(|mut t| t.take()) {
+            t.detach();
+        }
+    }
+}
