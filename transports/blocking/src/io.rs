@@ -74,13 +74,11 @@ pub(crate) fn run(
                 None
             }
             (Action::Connect, _) => {
-                match open(&endpoint) {
-                    Ok((url, ws)) => {
-                        socket = Some(ws);
-                        run.connected(clock.now(), &url);
-                    }
-                    Err(e) => run.connect_failed(clock.now(), e.to_string()),
-                }
+                let opened = open(&endpoint).map(|(url, ws)| {
+                    socket = Some(ws);
+                    url
+                });
+                run.connect_outcome(clock.now(), opened);
                 None
             }
             (Action::Close, _) => {

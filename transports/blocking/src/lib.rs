@@ -16,8 +16,5 @@ mod io;
 
 #[cfg(feature = "launch")]
 pub use cdp_supervisor_chromium::{Browser, LaunchError};
-pub use cdp_supervisor_driver::cdp_supervisor;
-pub use cdp_supervisor_driver::{
-    ClientError, ClientEvent, CommandUpdate, DialogAction, DialogPolicy, Options, Snapshot,
-};
+pub use cdp_supervisor_driver::prelude::*;
 pub use client::{Client, PendingCommand};

@@ -50,6 +50,18 @@ pub mod record;
 pub mod token;
 
 pub use cdp_supervisor;
+
+/// What a transport's users name, re-exported by each transport's crate root: the
+/// options, the events, the errors, and the core's types in its API.
+pub mod prelude {
+    #[doc(no_inline)]
+    pub use crate::{
+        ClientError, ClientEvent, CommandUpdate, DialogAction, DialogPolicy, Options, Snapshot,
+    };
+    #[doc(no_inline)]
+    pub use cdp_supervisor;
+}
+
 pub use cdp_supervisor::{DialogAction, DialogPolicy, Snapshot};
 pub use clock::Clock;
 pub use driver::{

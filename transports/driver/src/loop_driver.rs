@@ -174,6 +174,15 @@ impl LoopDriver {
         };
     }
 
+    /// The outcome of an [`Action::Connect`] attempt: the WebSocket URL it opened
+    /// ([`LoopDriver::connected`]) or why it failed ([`LoopDriver::connect_failed`]).
+    pub fn connect_outcome(&mut self, now: f64, outcome: Result<String, impl std::fmt::Display>) {
+        match outcome {
+            Ok(url) => self.connected(now, &url),
+            Err(e) => self.connect_failed(now, e.to_string()),
+        }
+    }
+
     /// An [`Action::Connect`] attempt failed with `error`.
     pub fn connect_failed(&mut self, now: f64, error: String) {
         self.backoff.failed();

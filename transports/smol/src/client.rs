@@ -4,31 +4,31 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-#[cfg(feature = "launch")]
-use cdp_supervisor_chromium::Browser;
-use cdp_supervisor_driver::cdp_supervisor::{ClosedDialog, DialogError};
-use cdp_supervisor_driver::{
-    command_result, ClientError, ClientEvent, Clock, CommandUpdate, DialogAction, DialogPolicy,
-    LoopDriver, Options, Reply, Request, Snapshot,
-};
+use cdp_supervisor_driver::{command_result, Clock, LoopDriver, Reply, Request};
 use smol::channel::{self, Receiver, Sender};
 use smol::future::FutureExt;
 use smol::{LocalExecutor, Task, Timer};
 
+use crate::cdp_supervisor::{ClosedDialog, DialogError};
+#[cfg(feature = "launch")]
+use crate::Browser;
+use crate::{
+    ClientError, ClientEvent, CommandUpdate, DialogAction, DialogPolicy, Options, Snapshot,
+};
+
 /// A handle to a supervised tab over an async WebSocket, driven by a task on smol's
-/// global executor (or on a `LocalExecutor`: [`Client::connect_local`]). Call [`Client::stop`] before dropping it; a dropped client stops its
-/// task in the background.
+/// global executor (or on a `LocalExecutor`: [`Client::connect_local`]). Call
+/// [`Client::stop`] before dropping it; a dropped client stops its task in the background.
 #[derive(Debug)]
 pub struct Client {
-    requests: Sender<Request>,
     task: Mutex<Option<Task<()>>>,
-    // Last: dropped after the task was told to stop.
+    requests: Sender<Request>,
     #[cfg(feature = "launch")]
-    browser: Option<Browser>,
+    browser: Option<Browser>, // last: dropped after the task was told to stop
 }
 
-/// A command sent with [`Client::start_command`]: zero or more `Blocked` updates, then
-/// exactly one `Finished`.
+/// The updates of a command sent with [`Client::start_command`], as the blocking
+/// transport's `PendingCommand` gives them: any number of `Blocked`, then one `Finished`.
 #[derive(Debug)]
 pub struct PendingCommand {
     updates: Receiver<CommandUpdate>,
@@ -135,7 +135,7 @@ impl Client {
         let (url, ws) = crate::io::open(endpoint).await?;
         run.connected(clock.now(), &url);
         let (requests, rx) = channel::unbounded();
-        let task = crate::io::run(run, clock, ws, endpoint.to_owned(), rx);
+        let task = crate::io::run(run, clock, rx, endpoint.to_owned(), ws);
         let task = match executor {
             Some(executor) => executor.spawn(task),
             None => smol::spawn(task),
@@ -184,14 +184,12 @@ impl Client {
         params: serde_json::Value,
         timeout: Duration,
     ) -> Result<PendingCommand, ClientError> {
-        let (tx, rx) = channel::unbounded();
-        let updates = Box::new(move |u| {
-            let _ = tx.try_send(u);
-        });
-        let request = Request::command(frame_id, method, params, timeout, updates);
+        let (tx, updates) = channel::unbounded();
+        let to_caller = Box::new(move |u| drop(tx.try_send(u)));
+        let request = Request::command(frame_id, method, params, timeout, to_caller);
         let sent = self.requests.send(request).await;
         sent.map_err(|_| ClientError::Closed)?;
-        Ok(PendingCommand { updates: rx })
+        Ok(PendingCommand { updates })
     }
 
     /// Sends a command and waits for CDP's `result` object.

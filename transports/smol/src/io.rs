@@ -32,9 +32,9 @@ enum Wake {
 pub(crate) async fn run(
     mut run: LoopDriver,
     clock: Clock,
-    ws: Ws,
-    endpoint: String,
     requests: Receiver<Request>,
+    endpoint: String,
+    ws: Ws,
 ) {
     let mut socket = Some(ws);
     loop {
@@ -47,6 +47,14 @@ pub(crate) async fn run(
         let action = run.poll_action(clock.now());
         let request = next_request(&requests, run.is_requests_closed());
         let lost = match (action, socket.as_mut()) {
+            (Action::Exit, _) => return,
+            (Action::Close, _) => {
+                if let Some(mut ws) = socket.take() {
+                    let _ = ws.close(None).await;
+                }
+                run.closed(clock.now());
+                None
+            }
             (Action::Write(text), Some(ws)) => ws
                 .send(Message::text(text))
                 .await
@@ -79,23 +87,17 @@ pub(crate) async fn run(
                 None
             }
             (Action::Connect, _) => {
-                match open(&endpoint).await {
-                    Ok((url, ws)) => {
-                        socket = Some(ws);
-                        run.connected(clock.now(), &url);
+                let (url, ws) = match open(&endpoint).await {
+                    Ok(opened) => opened,
+                    Err(e) => {
+                        run.connect_failed(clock.now(), e.to_string());
+                        continue;
                     }
-                    Err(e) => run.connect_failed(clock.now(), e.to_string()),
-                }
+                };
+                socket = Some(ws);
+                run.connected(clock.now(), &url);
                 None
             }
-            (Action::Close, _) => {
-                if let Some(mut ws) = socket.take() {
-                    let _ = ws.close(None).await;
-                }
-                run.closed(clock.now());
-                None
-            }
-            (Action::Exit, _) => return,
         };
         if let Some(error) = lost {
             socket = None;

@@ -26,16 +26,13 @@
 //! # Ok::<(), cdp_supervisor_smol::ClientError>(())
 //! ```
 
-#![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
-mod client;
-mod io;
+mod client; // the handle
+mod io; // the task
 
 #[cfg(feature = "launch")]
 pub use cdp_supervisor_chromium::{Browser, LaunchError};
-pub use cdp_supervisor_driver::cdp_supervisor;
-pub use cdp_supervisor_driver::{
-    ClientError, ClientEvent, CommandUpdate, DialogAction, DialogPolicy, Options, Snapshot,
-};
+pub use cdp_supervisor_driver::prelude::*;
 pub use client::{Client, PendingCommand};
