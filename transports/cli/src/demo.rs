@@ -19,9 +19,20 @@ use std::io;
 use crate::serve::{Request, Response, Server};
 
 /// Seconds between the demo's dialogs.
+///
+/// ```
+/// assert!(cdp_supervise::demo::DEMO_INTERVAL_S > 0);
+/// ```
 pub const DEMO_INTERVAL_S: u32 = 8;
 
 /// The demo site on a loopback server; stops when dropped.
+///
+/// ```
+/// let site = cdp_supervise::demo::DemoSite::start()?;
+/// assert_eq!(site.top_url(false), format!("http://127.0.0.1:{}/", site.port()));
+/// assert_eq!(site.cross_url("/cross"), format!("http://localhost:{}/cross", site.port()));
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct DemoSite {
     server: Server,
@@ -58,6 +69,10 @@ impl DemoSite {
 }
 
 /// The script every frame runs (see the module docs).
+///
+/// ```
+/// assert!(cdp_supervise::demo::FRAME_SCRIPT.contains("window.raise"));
+/// ```
 pub const FRAME_SCRIPT: &str = r#"
 window.last = 'none';
 window.results = [];
@@ -99,7 +114,7 @@ fn page(title: &str, label: &str, body: &str, extra_script: &str) -> String {
 /// OOPIF.
 ///
 /// ```
-/// use cdp_supervisor_blocking::demo::other_host;
+/// use cdp_supervise::demo::other_host;
 /// assert_eq!(other_host("127.0.0.1:8080"), "localhost:8080");
 /// assert_eq!(other_host("localhost:8080"), "127.0.0.1:8080");
 /// ```

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// A request as the handler sees it.
+/// A request as the handler sees it (see [`Server`] for an example).
 #[derive(Debug, Clone)]
 pub struct Request {
     /// The path with the query, e.g. `/child?x=1`.
@@ -20,7 +20,7 @@ pub struct Request {
     pub host: String,
 }
 
-/// A response.
+/// A response (see [`Server`] for an example).
 #[derive(Debug, Clone)]
 pub struct Response {
     /// The status code.
@@ -55,6 +55,16 @@ type Handler = dyn Fn(&Request) -> Response + Send + Sync + 'static;
 
 /// A running server on `127.0.0.1`. Dropping it closes the listener and every open
 /// connection and joins its threads.
+///
+/// ```
+/// use cdp_supervise::serve::{Response, Server};
+/// let server = Server::start(|req| match req.path.as_str() {
+///     "/" => Response::html("<title>hi</title>"),
+///     _ => Response::not_found(),
+/// })?;
+/// assert_eq!(server.url("localhost", "/"), format!("http://localhost:{}/", server.port()));
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Server {
     addr: SocketAddr,

@@ -559,11 +559,7 @@ impl Driver {
 }
 
 /// Logs to stderr when `CDP_SUPERVISE_DEBUG` is set (the transports' debug level).
-///
-/// ```
-/// cdp_supervisor_driver::debug("printed only with CDP_SUPERVISE_DEBUG set");
-/// ```
-pub fn debug(message: &str) {
+fn debug(message: &str) {
     if std::env::var_os("CDP_SUPERVISE_DEBUG").is_some() {
         eprintln!("cdp-supervisor: {message}");
     }

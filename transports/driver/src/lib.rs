@@ -65,8 +65,8 @@ pub mod prelude {
 pub use cdp_supervisor::{DialogAction, DialogPolicy, Snapshot};
 pub use clock::Clock;
 pub use driver::{
-    command_result, debug, ClientEvent, CommandUpdate, DialogOutcome, Driver, Options, Reply,
-    Request, Subscriber, Updates, SETTLE_TIMEOUT,
+    command_result, ClientEvent, CommandUpdate, DialogOutcome, Driver, Options, Reply, Request,
+    Subscriber, Updates, SETTLE_TIMEOUT,
 };
 pub use error::ClientError;
 pub use loop_driver::{Action, LoopDriver};
