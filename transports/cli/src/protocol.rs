@@ -165,7 +165,7 @@ pub fn typed(kind: &str, object: &Value) -> String {
 /// ```
 /// use cdp_supervisor::Diff;
 /// let line = cdp_supervise::protocol::diff_line(&Diff::FrameRemoved { frame_id: "F".into() });
-/// assert_eq!(line, r#"{"type":"diff","op":"frame_removed","frame_id":"F"}"#);
+/// assert_eq!(line, r#"{"type":"diff","frame_id":"F","op":"frame_removed"}"#);
 /// ```
 pub fn diff_line(diff: &Diff) -> String {
     typed("diff", &serde_json::to_value(diff).unwrap_or(Value::Null))
