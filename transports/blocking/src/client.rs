@@ -16,13 +16,18 @@ use cdp_supervisor_driver::{
 
 /// A handle to a supervised tab over a blocking WebSocket.
 ///
-/// ```no_run
+/// `connect` and `launch` return once the page is live (or blocked by a dialog an
+/// earlier client left open: then [`Client::recover`] releases it), within
+/// [`Options::connect_timeout`]; a command sent while the page re-attaches after a
+/// reconnect waits for it within its own deadline.
+///
+/// ```
 /// use cdp_supervisor_blocking::{Client, Options};
 /// use std::time::Duration;
-/// let client = Client::launch(Options::default())?;          // headless Chromium
-/// client.command(None, "Page.navigate", serde_json::json!({"url": "https://example.com"}),
+/// let client = Client::launch(Options::default())?;          // headless Chromium, page live
+/// client.command(None, "Page.navigate", serde_json::json!({"url": "data:text/html,<title>Hi</title>"}),
 ///     Duration::from_secs(10))?;
-/// let snapshot = client.snapshot()?;                         // SPEC §9
+/// let snapshot = client.snapshot()?;
 /// for dialog in &snapshot.pending_dialogs {
 ///     println!("{} says {:?}", dialog.frame_id, dialog.message);
 /// }
@@ -120,6 +125,7 @@ impl Client {
         events: Option<Sender<ClientEvent>>,
     ) -> Result<Client, ClientError> {
         let clock = Clock::start();
+        let connect_timeout = options.connect_timeout;
         let mut run = LoopDriver::for_client(options, clock.wall_at_start())?;
         if let Some(tx) = events {
             run.add_subscriber(Box::new(move |e| tx.send(e).is_ok()));
@@ -135,12 +141,17 @@ impl Client {
                 url,
                 error: format!("cannot start the I/O thread: {e}"),
             })?;
-        Ok(Client {
+        let client = Client {
             requests,
             thread: Mutex::new(Some(thread)),
             #[cfg(feature = "launch")]
             browser: None,
-        })
+        };
+        client.ask(|reply| Request::WaitAttached {
+            timeout: connect_timeout,
+            reply,
+        })??;
+        Ok(client)
     }
 
     /// The browser this client launched, if it did.
@@ -163,13 +174,13 @@ impl Client {
         rx.recv().map_err(|_| ClientError::Closed)
     }
 
-    /// The current snapshot (SPEC §9).
+    /// The current snapshot.
     pub fn snapshot(&self) -> Result<Snapshot, ClientError> {
         self.ask(Request::Snapshot)
     }
 
-    /// Sends `method` into the session of `frame_id` (the top frame when `None`), SPEC
-    /// §6.7, and returns at once; see [`PendingCommand`]. `params` must be a JSON object
+    /// Sends `method` into the session of `frame_id` (the top frame when `None`),
+    /// and returns at once; see [`PendingCommand`]. `params` must be a JSON object
     /// (or null for none).
     pub fn start_command(
         &self,
@@ -202,7 +213,7 @@ impl Client {
         Ok(command_result(&pending.wait()?))
     }
 
-    /// Answers a dialog (SPEC §6.3) and waits until Chromium closed it.
+    /// Answers a dialog and waits until Chromium closed it.
     pub fn respond_dialog(
         &self,
         action: DialogAction,
@@ -221,7 +232,7 @@ impl Client {
         self.ask(|reply| Request::Settle { action, reply })
     }
 
-    /// Releases a blocked page (SPEC §6.8) and waits for the navigation's result.
+    /// Releases a blocked page and waits for the navigation's result.
     pub fn recover(&self) -> Result<serde_json::Value, ClientError> {
         let (tx, rx) = mpsc::channel();
         self.requests
@@ -280,7 +291,7 @@ impl Client {
     }
 
     /// A planned stop: dismisses pending dialogs, waits up to 2 s for them to close (a
-    /// dialog left open wedges the tab, fact 11) and for commands in flight to finish,
+    /// dialog left open wedges the tab) and for commands in flight to finish,
     /// closes the socket (which detaches) and joins the I/O thread. Calling it again
     /// does nothing.
     pub fn stop(&self) -> Result<(), ClientError> {

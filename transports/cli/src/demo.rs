@@ -1,6 +1,6 @@
 //! The built-in demo site of `cdp-supervise watch --demo`, also served by the end-to-end
 //! tests: a top page on `http://127.0.0.1:P` with a same-origin `srcdoc` iframe and a
-//! cross-site iframe on `http://localhost:P` (an OOPIF, fact 21) that nests one more
+//! cross-site iframe on `http://localhost:P` (an OOPIF: two hosts are two sites) that nests one more
 //! cross-site iframe back on `127.0.0.1` (an OOPIF inside an OOPIF).
 //!
 //! Every frame defines `raise(kind, message, delay_ms)`, which opens an `alert`,
@@ -10,8 +10,8 @@
 //! forward `postMessage({raise, msg, to})` so the top page can drive the others.
 //!
 //! With `?demo=1` the top page raises a dialog every 8 s, cycling through the frames and
-//! the kinds, and arms `beforeunload` (which Chromium shows only after a user gesture,
-//! fact 9). Other paths: `/many?n=N` (N srcdoc iframes), `/deep?max=M` (a chain of
+//! the kinds, and arms `beforeunload` (which Chromium shows only after a user
+//! gesture). Other paths: `/many?n=N` (N srcdoc iframes), `/deep?max=M` (a chain of
 //! cross-site iframes M deep), `/title?t=T` (an empty page titled T).
 
 use std::io;

@@ -13,7 +13,7 @@ pub fn replay(args: Args) -> Result<(), Failure> {
     let text = std::fs::read_to_string(&path)
         .map_err(|e| runtime(format!("cannot read trace {}: {e}", path.display())))?;
     let trace = Trace::parse(&text)
-        .map_err(|e| runtime(format!("{} is not a trace (SPEC §7): {e}", path.display())))?;
+        .map_err(|e| runtime(format!("{} is not a trace: {e}", path.display())))?;
     let mut config = config(&args);
     if config.bridge {
         // The recorded bridge requests carry the recording supervisor's secret: replay

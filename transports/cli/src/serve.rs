@@ -2,7 +2,7 @@
 //!
 //! One `GET` per connection (`Connection: close`), a handler maps the path and `Host`
 //! to a response. Not a general web server: it exists so that pages can be served from
-//! `http://127.0.0.1:P` and `http://localhost:P`, two different sites (fact 21).
+//! `http://127.0.0.1:P` and `http://localhost:P`, two different sites.
 
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};

@@ -14,15 +14,20 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use cdp_supervisor::{
-    ClosedDialog, CommandError, Config, DialogAction, DialogError, DialogPolicy, Event, Snapshot,
-    Supervisor,
+    ClosedDialog, CommandError, Config, DialogAction, DialogError, DialogPolicy, Diff, Event,
+    PageInfo, PageState, Snapshot, Supervisor,
 };
 use serde_json::value::RawValue;
 
 use crate::record::Recorder;
+use crate::ClientError;
 
-/// How long a planned stop waits for settled dialogs to close (fact 11).
+/// How long a planned stop waits for settled dialogs to close.
 pub const SETTLE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long `connect` and `launch` wait for the page to be live (default of
+/// [`Options::connect_timeout`]).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// What an embedder can set when connecting, for both transports.
 ///
@@ -39,13 +44,16 @@ pub struct Options {
     /// With `bridge` on and an empty `bridge_token`, both transports fill in a random
     /// token ([`crate::token::random_token`]); a token of the embedder's own is kept.
     pub config: Config,
-    /// Record every frame in both directions to this trace file (SPEC §7).
+    /// Record every frame in both directions to this trace file.
     pub record: Option<PathBuf>,
     /// Reconnect with [`crate::backoff`] after the socket drops (default true).
     pub reconnect: bool,
     /// How long a planned stop waits for settled dialogs to close and commands in flight
     /// to finish (default 2 s).
     pub settle_timeout: Duration,
+    /// How long `connect` and `launch` wait for the page to be attached and live before
+    /// they fail, saying what did not happen (default 15 s).
+    pub connect_timeout: Duration,
 }
 
 impl Default for Options {
@@ -55,6 +63,7 @@ impl Default for Options {
             record: None,
             reconnect: true,
             settle_timeout: SETTLE_TIMEOUT,
+            connect_timeout: CONNECT_TIMEOUT,
         }
     }
 }
@@ -91,7 +100,7 @@ pub enum ClientEvent {
 /// A command's progress: zero or more `Blocked`, then exactly one `Finished`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CommandUpdate {
-    /// A dialog opened that keeps the command from completing (SPEC §6.4).
+    /// A dialog opened that keeps the command from completing.
     Blocked {
         /// The dialog.
         dialog_id: String,
@@ -126,9 +135,9 @@ pub enum Request {
         /// Where its progress goes.
         updates: Updates,
     },
-    /// Release a blocked page (SPEC §6.8).
+    /// Release a blocked page.
     Recover(Updates),
-    /// Answer a dialog (SPEC §6.3).
+    /// Answer a dialog.
     Dialog {
         /// Accept or dismiss.
         action: DialogAction,
@@ -155,6 +164,15 @@ pub enum Request {
         subscriber: Subscriber,
         /// Called once registered.
         registered: Reply<()>,
+    },
+    /// Answer once the page is attached: `live`, or `blocked` by a dialog an earlier
+    /// client left open (then `recover` releases it); after `timeout`, an error that says
+    /// what did not happen. What `connect` and `launch` wait for.
+    WaitAttached {
+        /// How long at most.
+        timeout: Duration,
+        /// The outcome.
+        reply: Reply<Result<(), ClientError>>,
     },
     /// Settle dialogs (dismiss), wait for them to close, disconnect, end the loop.
     Stop(Reply<()>),
@@ -232,10 +250,28 @@ impl std::fmt::Debug for Request {
             Request::Settle { .. } => "Settle",
             Request::SetPolicy(_) => "SetPolicy",
             Request::Subscribe { .. } => "Subscribe",
+            Request::WaitAttached { .. } => "WaitAttached",
             Request::Stop(_) => "Stop",
         };
         f.write_str(name)
     }
+}
+
+/// A command sent while no page is attached (connecting, or re-attaching after a
+/// reconnect): it waits for the attach within its own deadline.
+struct HeldCommand {
+    deadline: f64,
+    frame_id: Option<String>,
+    method: String,
+    params: Option<Box<RawValue>>,
+    updates: Updates,
+}
+
+/// A caller of [`Request::WaitAttached`].
+struct AttachWaiter {
+    deadline: f64,
+    timeout: Duration,
+    reply: Reply<Result<(), ClientError>>,
 }
 
 struct SettleGroup {
@@ -256,6 +292,16 @@ pub struct Driver {
     /// The callers waiting for a planned stop (the core decides when it is done).
     stopping: Option<Vec<Reply<()>>>,
     connected: bool,
+    /// The page as the last `page` diff showed it.
+    page: Option<PageInfo>,
+    /// Commands waiting for the page to attach.
+    held: Vec<HeldCommand>,
+    /// Callers waiting for the page to attach.
+    attach_waiters: Vec<AttachWaiter>,
+    /// The time of the last input.
+    now: f64,
+    /// Reconnecting failed for good: nothing attaches any more.
+    gave_up: bool,
 }
 
 impl std::fmt::Debug for Driver {
@@ -291,6 +337,11 @@ impl Driver {
             settle_timeout: options.settle_timeout,
             stopping: None,
             connected: false,
+            page: None,
+            held: Vec::new(),
+            attach_waiters: Vec::new(),
+            now: 0.0,
+            gave_up: false,
         })
     }
 
@@ -307,6 +358,7 @@ impl Driver {
 
     /// The WebSocket to `url` opened.
     pub fn connected(&mut self, now: f64, url: &str, reconnected: bool) {
+        self.now = now;
         self.connected = true;
         if let Some(r) = self.recorder.as_mut() {
             log_io(r.connect());
@@ -339,6 +391,8 @@ impl Driver {
 
     /// Reconnecting failed for good.
     pub fn gave_up(&mut self, error: String) {
+        self.gave_up = true;
+        self.release_all();
         self.broadcast(ClientEvent::GaveUp { error });
     }
 
@@ -362,6 +416,7 @@ impl Driver {
     /// One text frame from the browser. A message the core refuses is logged to stderr
     /// when `CDP_SUPERVISE_DEBUG` is set; it never stops the loop.
     pub fn message(&mut self, now: f64, text: &str) {
+        self.now = now;
         if let Some(r) = self.recorder.as_mut() {
             log_io(r.incoming(text));
         }
@@ -373,15 +428,24 @@ impl Driver {
 
     /// Fires the core's timers when due; cheap to call often.
     pub fn timeout(&mut self, now: f64) {
+        self.now = now;
         if self.sup.poll_timeout().is_some_and(|t| t <= now) {
             self.sup.handle_timeout(now);
             self.dispatch();
         }
+        self.expire(now);
     }
 
     /// The core's next deadline (on the clock passed in).
     pub fn next_deadline(&self) -> Option<f64> {
-        self.sup.poll_timeout()
+        let held = self.held.iter().map(|h| h.deadline);
+        let waiters = self.attach_waiters.iter().map(|w| w.deadline);
+        self.sup
+            .poll_timeout()
+            .into_iter()
+            .chain(held)
+            .chain(waiters)
+            .reduce(f64::min)
     }
 
     /// The next message to write to the socket (recorded as it is handed out).
@@ -395,6 +459,7 @@ impl Driver {
 
     /// Applies a caller's request.
     pub fn request(&mut self, now: f64, request: Request) {
+        self.now = now;
         match request {
             Request::Snapshot(reply) => reply(self.sup.snapshot()),
             Request::Command {
@@ -402,19 +467,30 @@ impl Driver {
                 method,
                 params,
                 timeout,
-                mut updates,
-            } => match self.sup.command(
-                now,
-                frame_id.as_deref(),
-                &method,
-                params.as_deref(),
-                timeout,
-            ) {
-                Ok(id) => {
-                    self.commands.insert(id.0, updates);
+                updates,
+            } => {
+                let deadline = now + timeout.as_secs_f64();
+                self.send_command(HeldCommand {
+                    deadline,
+                    frame_id,
+                    method,
+                    params,
+                    updates,
+                });
+            }
+            Request::WaitAttached { timeout, reply } => {
+                if self.is_attached() {
+                    reply(Ok(()));
+                } else if self.gave_up || self.stopping.is_some() {
+                    reply(Err(ClientError::Closed));
+                } else {
+                    self.attach_waiters.push(AttachWaiter {
+                        deadline: now + timeout.as_secs_f64(),
+                        timeout,
+                        reply,
+                    });
                 }
-                Err(e) => updates(CommandUpdate::Finished(Err(e))),
-            },
+            }
             Request::Recover(mut updates) => match self.sup.recover(now) {
                 Ok(id) => {
                     self.commands.insert(id.0, updates);
@@ -462,7 +538,7 @@ impl Driver {
             Request::Stop(reply) => match self.stopping.as_mut() {
                 Some(replies) => replies.push(reply),
                 None => {
-                    // The core settles pending dialogs (fact 11) and says when to close.
+                    // The core settles pending dialogs and says when to close.
                     self.sup
                         .begin_stop(now, Some(DialogAction::Dismiss), self.settle_timeout);
                     self.stopping = Some(vec![reply]);
@@ -502,10 +578,115 @@ impl Driver {
     /// The socket was closed for the stop: fail what is left and answer the stoppers.
     pub fn finish_stop(&mut self, now: f64) {
         self.disconnected(now, None);
+        self.release_all();
         if let Some(replies) = self.stopping.take() {
             for reply in replies {
                 reply(());
             }
+        }
+    }
+
+    /// Sends a command, or holds it while no page is attached and one may still attach
+    /// (connecting, re-attaching after a reconnect): held, it waits for the attach within
+    /// its own deadline instead of failing at once.
+    fn send_command(&mut self, command: HeldCommand) {
+        let HeldCommand {
+            deadline,
+            frame_id,
+            method,
+            params,
+            mut updates,
+        } = command;
+        let left =
+            Duration::try_from_secs_f64((deadline - self.now).max(0.0)).unwrap_or(Duration::MAX);
+        match self.sup.command(
+            self.now,
+            frame_id.as_deref(),
+            &method,
+            params.as_deref(),
+            left,
+        ) {
+            Ok(id) => {
+                self.commands.insert(id.0, updates);
+            }
+            Err(CommandError::NotAttached)
+                if !self.gave_up && self.stopping.is_none() && deadline > self.now =>
+            {
+                self.held.push(HeldCommand {
+                    deadline,
+                    frame_id,
+                    method,
+                    params,
+                    updates,
+                });
+            }
+            Err(e) => updates(CommandUpdate::Finished(Err(e))),
+        }
+    }
+
+    /// Whether the page is attached: `live`, or `blocked` (then `recover` releases it).
+    fn is_attached(&self) -> bool {
+        self.page
+            .as_ref()
+            .is_some_and(|p| matches!(p.state, PageState::Live | PageState::Blocked))
+    }
+
+    /// The page attached: held commands go out, waiters are answered.
+    fn attached(&mut self) {
+        for waiter in std::mem::take(&mut self.attach_waiters) {
+            (waiter.reply)(Ok(()));
+        }
+        for command in std::mem::take(&mut self.held) {
+            self.send_command(command);
+        }
+    }
+
+    /// Held commands and attach waiters whose deadline passed fail, saying what did not
+    /// happen.
+    fn expire(&mut self, now: f64) {
+        let (late, held) = std::mem::take(&mut self.held)
+            .into_iter()
+            .partition(|h| h.deadline <= now);
+        self.held = held;
+        for mut command in late {
+            (command.updates)(CommandUpdate::Finished(Err(CommandError::NotAttached)));
+        }
+        let (late, waiting): (Vec<_>, _) = std::mem::take(&mut self.attach_waiters)
+            .into_iter()
+            .partition(|w| w.deadline <= now);
+        self.attach_waiters = waiting;
+        for waiter in late {
+            let error = ClientError::NotLive {
+                after: waiter.timeout,
+                why: self.why_not_attached(),
+            };
+            (waiter.reply)(Err(error));
+        }
+    }
+
+    /// Why the page is not attached, and what to do.
+    fn why_not_attached(&self) -> String {
+        if !self.connected {
+            return "the WebSocket to the browser is not open (it is reconnecting)".into();
+        }
+        match &self.page {
+            None => "no page target to attach to: open a tab in the browser, or check Config::target_id".into(),
+            Some(p) => match p.state {
+                PageState::Attaching => format!("page {} is still attaching: Page.enable got no reply (a dialog left open by an earlier client blocks it; call recover())", p.target_id),
+                PageState::Crashed => format!("page {} crashed; call recover()", p.target_id),
+                PageState::Detached => format!("page {} is gone (its tab was closed)", p.target_id),
+                PageState::Live | PageState::Blocked => "it attached just now".into(),
+            },
+        }
+    }
+
+    /// Nothing will attach any more: held commands and waiters fail.
+    fn release_all(&mut self) {
+        for mut command in std::mem::take(&mut self.held) {
+            (command.updates)(CommandUpdate::Finished(Err(CommandError::NotAttached)));
+        }
+        for waiter in std::mem::take(&mut self.attach_waiters) {
+            (waiter.reply)(Err(ClientError::Closed));
         }
     }
 
@@ -515,6 +696,14 @@ impl Driver {
 
     /// Routes every queued event of the core.
     fn dispatch(&mut self) {
+        self.route_events();
+        if self.is_attached() && !(self.held.is_empty() && self.attach_waiters.is_empty()) {
+            self.attached();
+            self.route_events();
+        }
+    }
+
+    fn route_events(&mut self) {
         while let Some(event) = self.sup.poll_event() {
             match &event {
                 Event::CommandBlocked { id, dialog_id } => {
@@ -536,6 +725,7 @@ impl Driver {
                     self.settled(id.0, outcome.clone());
                 }
                 Event::Warning { message } => debug(&format!("warning: {message}")),
+                Event::Diff(Diff::Page { page }) => self.page = page.clone(),
                 Event::Diff(_) => {}
             }
             self.broadcast(ClientEvent::Event(event));

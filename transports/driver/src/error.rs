@@ -44,6 +44,15 @@ pub enum ClientError {
     /// The run loop has ended: stopped, or the browser could not be reached again.
     #[error("the supervisor's connection is closed (stopped, or the browser was unreachable after repeated reconnects); connect again")]
     Closed,
+    /// `connect` or `launch`: the page was not attached within
+    /// [`Options::connect_timeout`](crate::Options::connect_timeout).
+    #[error("the page did not become live within {after:?}: {why}")]
+    NotLive {
+        /// How long it waited.
+        after: Duration,
+        /// What did not happen, and what to do.
+        why: String,
+    },
     /// A wait ran out.
     #[error("timed out after {after:?} waiting for {what}")]
     Timeout {

@@ -526,4 +526,85 @@ mod tests {
         assert!(sim.run.is_requests_closed());
         assert_eq!(sim.action(), Action::Exit);
     }
+    #[test]
+    fn a_command_sent_while_reattaching_waits_for_the_attach() {
+        let mut sim = Sim::attached(Options::default());
+        sim.run.connection_lost(0.0, "reset".into());
+        let updates = sim.command(Duration::from_secs(10));
+        assert!(updates.try_recv().is_err(), "held, not failed at once");
+        sim.now = 0.5;
+        assert_eq!(sim.action(), Action::Connect);
+        sim.run.connected(sim.now, "ws://h:1/devtools/browser/b");
+        sim.attach();
+        // Sent once the page is live (or answered by `attach` already).
+        for cmd in sim.written() {
+            assert_eq!(cmd["method"], "Runtime.evaluate");
+            let reply = json!({"id": cmd["id"], "sessionId": cmd["sessionId"], "result": {}});
+            sim.run.message(sim.now, &reply.to_string());
+        }
+        match updates.try_recv() {
+            Ok(CommandUpdate::Finished(Ok(_))) => {}
+            other => panic!("expected the held command's reply, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_held_command_fails_at_its_own_deadline() {
+        let mut sim = Sim::attached(Options::default());
+        sim.run.connection_lost(0.0, "reset".into());
+        let updates = sim.command(Duration::from_secs(2));
+        sim.now = 0.5;
+        assert_eq!(sim.action(), Action::Connect);
+        sim.run.connect_failed(sim.now, "refused".into());
+        sim.now = 1.9;
+        sim.action();
+        assert!(updates.try_recv().is_err());
+        sim.now = 2.0;
+        sim.action();
+        assert!(matches!(
+            updates.try_recv(),
+            Ok(CommandUpdate::Finished(Err(CommandError::NotAttached)))
+        ));
+    }
+
+    #[test]
+    fn connect_waits_for_the_page_and_says_what_did_not_happen() {
+        let wait = |sim: &mut Sim, secs| {
+            let (tx, rx) = mpsc::channel();
+            let reply = Box::new(move |r| {
+                let _ = tx.send(r);
+            });
+            let timeout = Duration::from_secs(secs);
+            sim.run
+                .request(sim.now, Request::WaitAttached { timeout, reply });
+            rx
+        };
+        // Answered once the page is live.
+        let mut sim = Sim::new(Options::default());
+        sim.run.connected(0.0, "ws://h:1/devtools/browser/b");
+        let live = wait(&mut sim, 5);
+        assert!(live.try_recv().is_err());
+        sim.attach();
+        assert!(matches!(live.try_recv(), Ok(Ok(()))));
+        assert!(
+            matches!(wait(&mut sim, 5).try_recv(), Ok(Ok(()))),
+            "at once when live"
+        );
+        // A browser without a page: the error says so when the time is up.
+        let mut sim = Sim::new(Options::default());
+        sim.run.connected(0.0, "ws://h:1/devtools/browser/b");
+        let none = wait(&mut sim, 5);
+        for cmd in sim.written() {
+            let reply = json!({"id": cmd["id"], "result": {"targetInfos": []}});
+            sim.run.message(0.1, &reply.to_string());
+        }
+        sim.now = 5.0;
+        sim.written();
+        match none.try_recv() {
+            Ok(Err(crate::ClientError::NotLive { why, .. })) => {
+                assert!(why.contains("no page target"), "{why}")
+            }
+            other => panic!("expected NotLive, got {other:?}"),
+        }
+    }
 }

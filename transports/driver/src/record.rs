@@ -1,4 +1,4 @@
-//! Recording every frame in both directions to a trace file (SPEC §7): JSON Lines with
+//! Recording every frame in both directions to a trace file: JSON Lines with
 //! `t` in seconds since the recorder started, `dir` and the message exactly as sent.
 
 use std::fs::File;
@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 pub struct Recorder {
     out: BufWriter<File>,
     start: Instant,
-    /// The last `t` written: SPEC §7 wants it non-decreasing.
+    /// The last `t` written: a trace's times never decrease.
     last_t: f64,
 }
 

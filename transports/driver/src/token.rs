@@ -1,4 +1,4 @@
-//! The dialog bridge's per-supervisor secret (SPEC §6.5).
+//! The dialog bridge's per-supervisor secret.
 //!
 //! Only bridge requests carrying the token become dialogs, so a page cannot forge one:
 //! it must be unguessable. 16 bytes from the kernel's CSPRNG, hex-encoded; no new

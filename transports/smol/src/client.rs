@@ -128,6 +128,7 @@ impl Client {
         executor: Option<&LocalExecutor<'_>>,
     ) -> Result<Client, ClientError> {
         let clock = Clock::start();
+        let connect_timeout = options.connect_timeout;
         let mut run = LoopDriver::for_client(options, clock.wall_at_start())?;
         if let Some(tx) = events {
             run.add_subscriber(Box::new(move |e| tx.try_send(e).is_ok()));
@@ -140,12 +141,18 @@ impl Client {
             Some(executor) => executor.spawn(task),
             None => smol::spawn(task),
         };
-        Ok(Client {
+        let client = Client {
             requests,
             task: Mutex::new(Some(task)),
             #[cfg(feature = "launch")]
             browser: None,
-        })
+        };
+        let attached = client.ask(|reply| Request::WaitAttached {
+            timeout: connect_timeout,
+            reply,
+        });
+        attached.await??;
+        Ok(client)
     }
 
     /// The browser this client launched, if it did.
@@ -169,13 +176,13 @@ impl Client {
         rx.recv().await.map_err(|_| ClientError::Closed)
     }
 
-    /// The current snapshot (SPEC §9).
+    /// The current snapshot.
     pub async fn snapshot(&self) -> Result<Snapshot, ClientError> {
         self.ask(Request::Snapshot).await
     }
 
-    /// Sends `method` into the session of `frame_id` (the top frame when `None`), SPEC
-    /// §6.7, and returns at once; see [`PendingCommand`]. `params` must be a JSON object
+    /// Sends `method` into the session of `frame_id` (the top frame when `None`),
+    /// and returns at once; see [`PendingCommand`]. `params` must be a JSON object
     /// (or null for none).
     pub async fn start_command(
         &self,
@@ -206,7 +213,7 @@ impl Client {
         Ok(command_result(&pending.wait().await?))
     }
 
-    /// Answers a dialog (SPEC §6.3) and waits until Chromium closed it.
+    /// Answers a dialog and waits until Chromium closed it.
     pub async fn respond_dialog(
         &self,
         action: DialogAction,
@@ -225,7 +232,7 @@ impl Client {
         self.ask(|reply| Request::Settle { action, reply }).await
     }
 
-    /// Releases a blocked page (SPEC §6.8) and waits for the navigation's result.
+    /// Releases a blocked page and waits for the navigation's result.
     pub async fn recover(&self) -> Result<serde_json::Value, ClientError> {
         let (tx, rx) = channel::unbounded();
         self.requests
@@ -287,7 +294,7 @@ impl Client {
     }
 
     /// A planned stop: dismisses pending dialogs, waits up to 2 s for them to close (a
-    /// dialog left open wedges the tab, fact 11) and for commands in flight to finish,
+    /// dialog left open wedges the tab) and for commands in flight to finish,
     /// closes the socket (which detaches) and waits for the task. Calling it again does
     /// nothing.
     pub async fn stop(&self) -> Result<(), ClientError> {

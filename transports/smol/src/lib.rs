@@ -10,13 +10,17 @@
 //! With the default `launch` feature, [`Client::launch`] starts a headless Chromium
 //! (`cdp-supervisor-chromium`) and closes it when the client drops.
 //!
-//! ```no_run
+//! `connect` and `launch` return once the page is live (or blocked by a dialog an
+//! earlier client left open: then [`Client::recover`] releases it), within
+//! [`Options::connect_timeout`]; a command sent while the page re-attaches after a
+//! reconnect waits for it within its own deadline.
+//!
+//! ```
 //! use cdp_supervisor_smol::{Client, Options};
 //! use std::time::Duration;
 //! smol::block_on(async {
-//!     let client = Client::launch(Options::default()).await?;
-//!     client.wait_for(Duration::from_secs(20), "page live", |s| s.page.is_some()).await?;
-//!     client.command(None, "Page.navigate", serde_json::json!({"url": "https://example.com"}),
+//!     let client = Client::launch(Options::default()).await?;   // headless Chromium, page live
+//!     client.command(None, "Page.navigate", serde_json::json!({"url": "data:text/html,<title>Hi</title>"}),
 //!         Duration::from_secs(10)).await?;
 //!     let snapshot = client.snapshot().await?;
 //!     println!("{} frames, {} dialogs pending", snapshot.frame_tree.children.len(),
