@@ -4,10 +4,22 @@
 use std::time::Duration;
 
 /// Delay before the first reconnect attempt.
+///
+/// ```
+/// assert_eq!(cdp_supervisor_driver::backoff::INITIAL_DELAY.as_millis(), 500);
+/// ```
 pub const INITIAL_DELAY: Duration = Duration::from_millis(500);
 /// The delay doubles up to this.
+///
+/// ```
+/// assert_eq!(cdp_supervisor_driver::backoff::MAX_DELAY.as_secs(), 10);
+/// ```
 pub const MAX_DELAY: Duration = Duration::from_secs(10);
 /// Failed attempts in a row after which the transport gives up.
+///
+/// ```
+/// assert_eq!(cdp_supervisor_driver::backoff::MAX_FAILURES, 5);
+/// ```
 pub const MAX_FAILURES: u32 = 5;
 
 /// Counts failed reconnect attempts and says how long to wait before the next one.

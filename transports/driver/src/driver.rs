@@ -3,9 +3,8 @@
 //! callers waiting for them and to subscribers.
 //!
 //! [`LoopDriver`](crate::LoopDriver) feeds it (`connected`, `message`, `timeout`,
-//! `request`, `disconnected`) and hands out what [`Driver::poll_transmit`] returns; an
-//! embedder with a run loop of its own may drive it directly. The driver makes no
-//! decision about dialogs or frames: that is the core's job. Callers are answered
+//! `request`, `disconnected`) and hands out what [`Driver::poll_transmit`] returns. The
+//! driver makes no decision about dialogs or frames: that is the core's job. Callers are answered
 //! through boxed callbacks so that each transport can use its own channels (std or
 //! async).
 
@@ -23,10 +22,18 @@ use crate::record::Recorder;
 use crate::ClientError;
 
 /// How long a planned stop waits for settled dialogs to close.
+///
+/// ```
+/// assert_eq!(cdp_supervisor_driver::SETTLE_TIMEOUT, cdp_supervisor_driver::Options::default().settle_timeout);
+/// ```
 pub const SETTLE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How long `connect` and `launch` wait for the page to be live (default of
 /// [`Options::connect_timeout`]).
+///
+/// ```
+/// assert_eq!(cdp_supervisor_driver::CONNECT_TIMEOUT.as_secs(), 15);
+/// ```
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// What an embedder can set when connecting, for both transports.
@@ -69,6 +76,12 @@ impl Default for Options {
 }
 
 /// What a subscriber receives.
+///
+/// ```
+/// use cdp_supervisor_driver::ClientEvent;
+/// let event = ClientEvent::Connected { url: "ws://h:1/b".into(), reconnected: false };
+/// assert!(matches!(event, ClientEvent::Connected { reconnected: false, .. }));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientEvent {
     /// The state at the moment of subscribing; the first item of
@@ -98,6 +111,12 @@ pub enum ClientEvent {
 }
 
 /// A command's progress: zero or more `Blocked`, then exactly one `Finished`.
+///
+/// ```
+/// use cdp_supervisor_driver::CommandUpdate;
+/// let done = CommandUpdate::Finished(Ok("{}".into()));
+/// assert_ne!(done, CommandUpdate::Blocked { dialog_id: "d-1".into() });
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum CommandUpdate {
     /// A dialog opened that keeps the command from completing.
@@ -110,15 +129,47 @@ pub enum CommandUpdate {
 }
 
 /// A one-shot answer to a caller.
+///
+/// ```
+/// let reply: cdp_supervisor_driver::Reply<u32> = Box::new(|n| assert_eq!(n, 7));
+/// reply(7);
+/// ```
 pub type Reply<T> = Box<dyn FnOnce(T) + Send>;
 /// Where a command's updates go.
+///
+/// ```
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// let mut updates: cdp_supervisor_driver::Updates = Box::new(move |u| drop(tx.send(u)));
+/// updates(cdp_supervisor_driver::CommandUpdate::Blocked { dialog_id: "d-1".into() });
+/// assert!(rx.try_recv().is_ok());
+/// ```
 pub type Updates = Box<dyn FnMut(CommandUpdate) + Send>;
 /// A subscriber; returns false once it is gone, and is then dropped.
+///
+/// ```
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// let mut subscriber: cdp_supervisor_driver::Subscriber = Box::new(move |e| tx.send(e).is_ok());
+/// drop(rx);
+/// assert!(!subscriber(cdp_supervisor_driver::ClientEvent::GaveUp { error: "x".into() }));
+/// ```
 pub type Subscriber = Box<dyn FnMut(ClientEvent) -> bool + Send>;
 /// The outcome of answering one dialog.
+///
+/// ```
+/// use cdp_supervisor_driver::{cdp_supervisor::DialogError, DialogOutcome};
+/// let outcome: DialogOutcome = Err(DialogError::NotAttached);
+/// assert!(outcome.is_err());
+/// ```
 pub type DialogOutcome = Result<ClosedDialog, DialogError>;
 
 /// A caller's request to the run loop.
+///
+/// ```
+/// use cdp_supervisor_driver::{LoopDriver, Request};
+/// let mut run = LoopDriver::new(&Default::default(), 0.0)?;
+/// run.request(0.0, Request::Snapshot(Box::new(|s| assert!(s.pending_dialogs.is_empty()))));
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub enum Request {
     /// The current snapshot.
     Snapshot(Reply<Snapshot>),
@@ -317,11 +368,6 @@ impl Driver {
     /// A driver for a fresh supervisor; creates the trace file if `options.record` is set.
     /// The transports fill in the bridge token before ([`crate::token`]).
     ///
-    /// ```
-    /// let driver = cdp_supervisor_driver::Driver::new(&Default::default())?;
-    /// assert!(!driver.is_connected());
-    /// # Ok::<(), std::io::Error>(())
-    /// ```
     pub fn new(options: &Options) -> std::io::Result<Driver> {
         let recorder = match &options.record {
             Some(path) => Some(Recorder::create(path)?),
@@ -406,11 +452,6 @@ impl Driver {
             self.gave_up(format!("{error}; reconnect is off"));
         }
         reconnect
-    }
-
-    /// Whether the WebSocket is open.
-    pub fn is_connected(&self) -> bool {
-        self.connected
     }
 
     /// One text frame from the browser. A message the core refuses is logged to stderr
@@ -553,11 +594,6 @@ impl Driver {
         if self.stopping.is_none() {
             self.request(now, Request::Stop(Box::new(|()| {})));
         }
-    }
-
-    /// Whether a stop was asked for.
-    pub fn is_stopping(&self) -> bool {
-        self.stopping.is_some()
     }
 
     /// Whether a stop is ready to close the socket: the core says so

@@ -8,8 +8,8 @@
 //!
 //! - [`LoopDriver`]: the run loop. Feed it what happened (a frame read, a request, the
 //!   socket lost); ask [`LoopDriver::poll_action`] what to do next ([`Action`]).
-//! - [`Driver`]: the supervisor plus the callers waiting on it ([`Request`]s in,
-//!   replies out), which `LoopDriver` wraps.
+//! - [`Request`]: what a client handle asks of the loop; the answers go back through the
+//!   boxed callbacks it carries, so each transport uses its own channels.
 //! - The types both transports share: [`Options`], [`ClientEvent`], [`CommandUpdate`],
 //!   [`ClientError`].
 //! - Helpers: endpoint parsing and the `/json/version` exchange ([`endpoint`]), trace
@@ -65,8 +65,8 @@ pub mod prelude {
 pub use cdp_supervisor::{DialogAction, DialogPolicy, Snapshot};
 pub use clock::Clock;
 pub use driver::{
-    command_result, ClientEvent, CommandUpdate, DialogOutcome, Driver, Options, Reply, Request,
-    Subscriber, Updates, SETTLE_TIMEOUT,
+    command_result, ClientEvent, CommandUpdate, DialogOutcome, Options, Reply, Request, Subscriber,
+    Updates, CONNECT_TIMEOUT, SETTLE_TIMEOUT,
 };
 pub use error::ClientError;
 pub use loop_driver::{Action, LoopDriver};

@@ -15,6 +15,17 @@ use crate::ClientError;
 
 /// What the transport does next. After doing it (and feeding the driver what happened),
 /// it asks [`LoopDriver::poll_action`] again.
+///
+/// ```
+/// use cdp_supervisor_driver::{Action, LoopDriver, Options};
+/// let mut run = LoopDriver::new(&Options::default(), 0.0)?;
+/// run.connected(0.0, "ws://h:1/devtools/browser/b");
+/// assert!(matches!(run.poll_action(0.0), Action::Write(_)));
+/// run.connection_lost(0.1, "reset".into());
+/// assert_eq!(run.poll_action(0.1), Action::Sleep { timeout: std::time::Duration::from_millis(500) });
+/// assert_eq!(run.poll_action(0.6), Action::Connect);
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
     /// Send this text frame. On a write error call [`LoopDriver::connection_lost`].
@@ -112,9 +123,15 @@ impl LoopDriver {
         LoopDriver::new(&options, wall_at_start).map_err(ClientError::Record)
     }
 
-    /// The driver inside, for reading (its supervisor's snapshot, say).
-    pub fn driver(&self) -> &Driver {
-        &self.driver
+    /// The supervisor, for reading.
+    ///
+    /// ```
+    /// let run = cdp_supervisor_driver::LoopDriver::new(&Default::default(), 0.0)?;
+    /// assert!(run.supervisor().snapshot().page.is_none());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn supervisor(&self) -> &cdp_supervisor::Supervisor {
+        self.driver.supervisor()
     }
 
     /// Adds a subscriber that gets every event from now on (no initial snapshot): for the
@@ -333,12 +350,7 @@ mod tests {
         }
 
         fn state(&self) -> Option<PageState> {
-            self.run
-                .driver()
-                .supervisor()
-                .snapshot()
-                .page
-                .map(|p| p.state)
+            self.run.supervisor().snapshot().page.map(|p| p.state)
         }
 
         fn command(&mut self, timeout: Duration) -> mpsc::Receiver<CommandUpdate> {

@@ -9,6 +9,18 @@ use std::time::Instant;
 use serde_json::value::RawValue;
 
 /// Writes a trace file. Each line is flushed at once so that a trace survives a crash.
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("doc-trace-{}.jsonl", std::process::id()));
+/// let mut recorder = cdp_supervisor_driver::record::Recorder::create(&path)?;
+/// recorder.connect()?;
+/// recorder.outgoing(r#"{"id":1,"method":"Target.getTargets","params":{}}"#)?;
+/// recorder.incoming(r#"{"id":1,"result":{"targetInfos":[]}}"#)?;
+/// recorder.disconnect()?;
+/// assert_eq!(std::fs::read_to_string(&path)?.lines().count(), 4);
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Recorder {
     out: BufWriter<File>,
