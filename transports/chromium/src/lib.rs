@@ -128,10 +128,14 @@ impl std::error::Error for LaunchError {
 /// A headless Chromium this process started. Dropping it kills the browser (and the
 /// helper processes of its process group), waits for it and removes its profile.
 ///
-/// ```no_run
-/// let browser = cdp_supervisor_chromium::Browser::launch()?;
-/// assert!(browser.ws_url().starts_with("ws://127.0.0.1:"));
+/// ```
+/// let mut browser = cdp_supervisor_chromium::Browser::launch()?;
+/// assert!(browser.ws_url().starts_with(&format!("ws://127.0.0.1:{}/devtools/browser/", browser.port())));
+/// assert_eq!(browser.http_url(), format!("http://127.0.0.1:{}", browser.port()));
+/// assert!(browser.is_running() && browser.pid().is_some());
+/// let profile = browser.profile_dir().to_owned();
 /// drop(browser); // killed, profile removed
+/// assert!(!profile.exists());
 /// # Ok::<(), cdp_supervisor_chromium::LaunchError>(())
 /// ```
 #[derive(Debug)]
@@ -152,6 +156,11 @@ impl Browser {
     /// Like [`Browser::launch`], with `extra_args` passed after [`CHROMIUM_FLAGS`]; e.g.
     /// `--ignore-certificate-errors` for a page served over https with a throwaway
     /// self-signed certificate (the https bridge test).
+    ///
+    /// ```no_run
+    /// let browser = cdp_supervisor_chromium::Browser::launch_with_args(&["--ignore-certificate-errors"])?;
+    /// # Ok::<(), cdp_supervisor_chromium::LaunchError>(())
+    /// ```
     pub fn launch_with_args(extra_args: &[&str]) -> Result<Browser, LaunchError> {
         let binary = find_chromium().ok_or(LaunchError::NotFound)?;
         Browser::spawn(&binary, extra_args)
@@ -159,6 +168,11 @@ impl Browser {
 
     /// Launches `binary` with [`CHROMIUM_FLAGS`] and a fresh profile directory, and waits
     /// until it reports its DevTools port.
+    ///
+    /// ```no_run
+    /// let browser = cdp_supervisor_chromium::Browser::launch_binary("/usr/bin/chromium".as_ref())?;
+    /// # Ok::<(), cdp_supervisor_chromium::LaunchError>(())
+    /// ```
     pub fn launch_binary(binary: &Path) -> Result<Browser, LaunchError> {
         Browser::spawn(binary, &[])
     }

@@ -127,7 +127,8 @@ pub fn config(args: &Args) -> Config {
         ..Config::default()
     };
     if let Some(secs) = args.dialog_timeout {
-        config.dialog_timeout = Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX);
+        // A float-to-integer `as` saturates: a huge value is a very long timeout.
+        config.dialog_timeout = Duration::from_micros((secs * 1e6) as u64);
     } else if args.demo {
         config.dialog_timeout = Duration::from_secs(DEMO_DIALOG_TIMEOUT_S);
     }

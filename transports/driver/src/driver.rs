@@ -633,8 +633,8 @@ impl Driver {
             params,
             mut updates,
         } = command;
-        let left =
-            Duration::try_from_secs_f64((deadline - self.now).max(0.0)).unwrap_or(Duration::MAX);
+        // A float-to-integer `as` saturates (NaN is zero): never a panic.
+        let left = Duration::from_micros(((deadline - self.now).max(0.0) * 1e6) as u64);
         match self.sup.command(
             self.now,
             frame_id.as_deref(),

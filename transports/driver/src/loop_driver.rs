@@ -263,14 +263,19 @@ impl LoopDriver {
     }
 }
 
-/// How long from `now` until `deadline`: zero when it has passed, `None` when it is too
-/// far (or not a number) to wait for. Never panics.
+/// Waits longer than this (about 31 years) are no deadline at all.
+const FOREVER_S: f64 = 1e9;
+
+/// How long from `now` until `deadline`, to the microsecond: zero when it has passed,
+/// `None` when it is too far (or not a number) to wait for. Integer arithmetic only, so
+/// no input can make it panic.
 fn wait_between(now: f64, deadline: f64) -> Option<Duration> {
     let left = deadline - now;
-    if left.is_nan() {
+    if left.is_nan() || left >= FOREVER_S {
         return None;
     }
-    Duration::try_from_secs_f64(left.max(0.0)).ok()
+    // In range: a float-to-integer `as` saturates, it never panics.
+    Some(Duration::from_micros((left.max(0.0) * 1e6) as u64))
 }
 
 #[cfg(test)]
