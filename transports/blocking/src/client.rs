@@ -52,6 +52,18 @@ pub struct PendingCommand {
 
 impl PendingCommand {
     /// The next update, waiting at most `timeout`.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # let client = Client::launch(Options::default())?;
+    /// let pending = client.start_command(None, "Runtime.evaluate", json!({"expression": "alert('hi')"}), Duration::from_secs(10))?;
+    /// if let CommandUpdate::Blocked { dialog_id } = pending.next_update(Duration::from_secs(5))? {
+    ///     client.respond_dialog(DialogAction::Accept, None, Some(&dialog_id))?;
+    /// }
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn next_update(&self, timeout: Duration) -> Result<CommandUpdate, ClientError> {
         self.updates.recv_timeout(timeout).map_err(|e| match e {
             RecvTimeoutError::Timeout => ClientError::Timeout {
@@ -64,6 +76,16 @@ impl PendingCommand {
 
     /// Waits for the outcome: CDP's `result` object as JSON text. The core's deadline
     /// bounds the wait.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # let client = Client::launch(Options::default())?;
+    /// let pending = client.start_command(None, "Runtime.evaluate", json!({"expression": "1 + 1"}), Duration::from_secs(10))?;
+    /// let result = pending.wait()?; // CDP's `result` object as JSON text
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn wait(self) -> Result<String, ClientError> {
         loop {
             match self.updates.recv() {
@@ -78,12 +100,30 @@ impl PendingCommand {
 impl Client {
     /// Connects to a browser endpoint (`ws://...` or `http://host:port`) and attaches to
     /// its first page (or `options.config.target_id`).
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// let client = Client::connect("http://127.0.0.1:9222", Options::default())?; // page live on return
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn connect(endpoint: &str, options: Options) -> Result<Client, ClientError> {
         Client::start(endpoint, options, None)
     }
 
     /// Like [`Client::connect`], with a subscriber registered before the first message,
     /// so that it sees every event from the start (no initial snapshot is sent).
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// let (events_tx, events) = std::sync::mpsc::channel();
+    /// let client = Client::connect_with_events("ws://127.0.0.1:9222/devtools/browser/ID", Options::default(), events_tx)?;
+    /// let first = events.recv_timeout(Duration::from_secs(5)); // ClientEvent::Connected
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn connect_with_events(
         endpoint: &str,
         options: Options,
@@ -94,12 +134,29 @@ impl Client {
 
     /// Launches a headless Chromium ([`Browser::launch`]) and connects to it; the browser
     /// is closed when the client drops.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// let client = Client::launch(Options::default())?;
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     #[cfg(feature = "launch")]
     pub fn launch(options: Options) -> Result<Client, ClientError> {
         Client::launch_with(options, None)
     }
 
     /// [`Client::launch`] with an initial subscriber as in [`Client::connect_with_events`].
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// let (events_tx, events) = std::sync::mpsc::channel();
+    /// let client = Client::launch_with_events(Options::default(), events_tx)?;
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     #[cfg(feature = "launch")]
     pub fn launch_with_events(
         options: Options,
@@ -155,6 +212,15 @@ impl Client {
     }
 
     /// The browser this client launched, if it did.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// let client = Client::launch(Options::default())?;
+    /// println!("DevTools at {}", client.browser().map(|b| b.http_url()).unwrap_or_default());
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     #[cfg(feature = "launch")]
     pub fn browser(&self) -> Option<&Browser> {
         self.browser.as_ref()
@@ -175,6 +241,16 @@ impl Client {
     }
 
     /// The current snapshot.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # let client = Client::launch(Options::default())?;
+    /// let snapshot = client.snapshot()?;
+    /// println!("{} frames listed", snapshot.frame_tree.children.len());
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn snapshot(&self) -> Result<Snapshot, ClientError> {
         self.ask(Request::Snapshot)
     }
@@ -182,6 +258,15 @@ impl Client {
     /// Sends `method` into the session of `frame_id` (the top frame when `None`),
     /// and returns at once; see [`PendingCommand`]. `params` must be a JSON object
     /// (or null for none).
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # let client = Client::launch(Options::default())?;
+    /// let pending = client.start_command(Some("FRAME_ID"), "Runtime.evaluate", json!({"expression": "document.title"}), Duration::from_secs(10))?;
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn start_command(
         &self,
         frame_id: Option<&str>,
@@ -202,6 +287,17 @@ impl Client {
 
     /// Sends a command and waits for CDP's `result` object. A dialog that blocks it does
     /// not end the wait (use [`Client::start_command`] to learn of that at once).
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # let client = Client::launch(Options::default())?;
+    /// let title = client.command(Some("FRAME_ID"), "Runtime.evaluate",
+    ///     json!({"expression": "document.title", "returnByValue": true}), Duration::from_secs(10))?;
+    /// println!("{}", title["result"]["value"]);
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn command(
         &self,
         frame_id: Option<&str>,
@@ -214,6 +310,16 @@ impl Client {
     }
 
     /// Answers a dialog and waits until Chromium closed it.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # let client = Client::launch(Options::default())?;
+    /// let closed = client.respond_dialog(DialogAction::Accept, Some("typed text"), None)?;
+    /// println!("{} closed by {:?}", closed.id, closed.closed_by);
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn respond_dialog(
         &self,
         action: DialogAction,
@@ -225,6 +331,17 @@ impl Client {
     }
 
     /// Answers every pending dialog; one outcome per dialog.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # let client = Client::launch(Options::default())?;
+    /// for outcome in client.settle(DialogAction::Dismiss)? {
+    ///     println!("{outcome:?}");
+    /// }
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn settle(
         &self,
         action: DialogAction,
@@ -233,6 +350,17 @@ impl Client {
     }
 
     /// Releases a blocked page and waits for the navigation's result.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # let client = Client::launch(Options::default())?;
+    /// if client.snapshot()?.page.is_some_and(|p| p.state == PageState::Blocked) {
+    ///     client.recover()?;
+    /// }
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn recover(&self) -> Result<serde_json::Value, ClientError> {
         let (tx, rx) = mpsc::channel();
         self.requests
@@ -244,6 +372,15 @@ impl Client {
     }
 
     /// Changes the dialog policy for dialogs opened from now on.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # let client = Client::launch(Options::default())?;
+    /// client.set_policy(DialogPolicy::AutoDismiss)?;
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn set_policy(&self, policy: DialogPolicy) -> Result<(), ClientError> {
         self.requests
             .send(Request::SetPolicy(policy))
@@ -252,6 +389,16 @@ impl Client {
 
     /// A stream of events: first the current [`ClientEvent::Snapshot`], then every
     /// event after this call. The channel is unbounded: read it, or drop it.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # let client = Client::launch(Options::default())?;
+    /// let events = client.subscribe()?;
+    /// let first = events.recv(); // ClientEvent::Snapshot, then every event
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn subscribe(&self) -> Result<Receiver<ClientEvent>, ClientError> {
         let (tx, rx) = mpsc::channel();
         // Returns once registered: every event after this call is delivered.
@@ -263,6 +410,15 @@ impl Client {
     }
 
     /// Waits until `done` holds for the snapshot, checking again after every event.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # let client = Client::launch(Options::default())?;
+    /// let snapshot = client.wait_for(Duration::from_secs(20), "two frames", |s| s.frame_tree.children.len() >= 2)?;
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn wait_for(
         &self,
         timeout: Duration,
@@ -294,6 +450,15 @@ impl Client {
     /// dialog left open wedges the tab) and for commands in flight to finish,
     /// closes the socket (which detaches) and joins the I/O thread. Calling it again
     /// does nothing.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # let client = Client::launch(Options::default())?;
+    /// client.stop()?; // dismisses pending dialogs, detaches
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
     pub fn stop(&self) -> Result<(), ClientError> {
         let _ = self.ask(Request::Stop);
         let thread = self.thread.lock().ok().and_then(|mut t| t.take());

@@ -36,6 +36,20 @@ pub struct PendingCommand {
 
 impl PendingCommand {
     /// The next update, waiting at most `timeout`.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// # let client = Client::launch(Options::default()).await?;
+    /// let pending = client.start_command(None, "Runtime.evaluate", json!({"expression": "alert('hi')"}), Duration::from_secs(10)).await?;
+    /// if let CommandUpdate::Blocked { dialog_id } = pending.next_update(Duration::from_secs(5)).await? {
+    ///     client.respond_dialog(DialogAction::Accept, None, Some(&dialog_id)).await?;
+    /// }
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn next_update(&self, timeout: Duration) -> Result<CommandUpdate, ClientError> {
         let update = async { self.updates.recv().await.map_err(|_| ClientError::Closed) };
         let late = async {
@@ -50,6 +64,18 @@ impl PendingCommand {
 
     /// Waits for the outcome: CDP's `result` object as JSON text. The core's deadline
     /// bounds the wait.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// # let client = Client::launch(Options::default()).await?;
+    /// let pending = client.start_command(None, "Runtime.evaluate", json!({"expression": "1 + 1"}), Duration::from_secs(10)).await?;
+    /// let result = pending.wait().await?; // CDP's `result` object as JSON text
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn wait(self) -> Result<String, ClientError> {
         loop {
             match self.updates.recv().await {
@@ -64,12 +90,34 @@ impl PendingCommand {
 impl Client {
     /// Connects to a browser endpoint (`ws://...` or `http://host:port`) and attaches to
     /// its first page (or `options.config.target_id`).
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// let client = Client::connect("http://127.0.0.1:9222", Options::default()).await?; // page live on return
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn connect(endpoint: &str, options: Options) -> Result<Client, ClientError> {
         Client::start(endpoint, options, None, None).await
     }
 
     /// Like [`Client::connect`], with a subscriber registered before the first message,
     /// so that it sees every event from the start (no initial snapshot is sent).
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// let (events_tx, events) = smol::channel::unbounded();
+    /// let client = Client::connect_with_events("ws://127.0.0.1:9222/devtools/browser/ID", Options::default(), events_tx).await?;
+    /// let first = events.recv().await; // ClientEvent::Connected
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn connect_with_events(
         endpoint: &str,
         options: Options,
@@ -94,12 +142,33 @@ impl Client {
 
     /// Launches a headless Chromium ([`Browser::launch`], on a helper thread) and
     /// connects to it; the browser is closed when the client drops.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// let client = Client::launch(Options::default()).await?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     #[cfg(feature = "launch")]
     pub async fn launch(options: Options) -> Result<Client, ClientError> {
         Client::launch_with(options, None).await
     }
 
     /// [`Client::launch`] with an initial subscriber as in [`Client::connect_with_events`].
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// let (events_tx, events) = smol::channel::unbounded();
+    /// let client = Client::launch_with_events(Options::default(), events_tx).await?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     #[cfg(feature = "launch")]
     pub async fn launch_with_events(
         options: Options,
@@ -156,6 +225,17 @@ impl Client {
     }
 
     /// The browser this client launched, if it did.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// let client = Client::launch(Options::default()).await?;
+    /// println!("DevTools at {}", client.browser().map(|b| b.http_url()).unwrap_or_default());
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     #[cfg(feature = "launch")]
     pub fn browser(&self) -> Option<&Browser> {
         self.browser.as_ref()
@@ -177,6 +257,18 @@ impl Client {
     }
 
     /// The current snapshot.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// # let client = Client::launch(Options::default()).await?;
+    /// let snapshot = client.snapshot().await?;
+    /// println!("{} frames listed", snapshot.frame_tree.children.len());
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn snapshot(&self) -> Result<Snapshot, ClientError> {
         self.ask(Request::Snapshot).await
     }
@@ -184,6 +276,17 @@ impl Client {
     /// Sends `method` into the session of `frame_id` (the top frame when `None`),
     /// and returns at once; see [`PendingCommand`]. `params` must be a JSON object
     /// (or null for none).
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// # let client = Client::launch(Options::default()).await?;
+    /// let pending = client.start_command(Some("FRAME_ID"), "Runtime.evaluate", json!({"expression": "document.title"}), Duration::from_secs(10)).await?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn start_command(
         &self,
         frame_id: Option<&str>,
@@ -200,6 +303,19 @@ impl Client {
     }
 
     /// Sends a command and waits for CDP's `result` object.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// # let client = Client::launch(Options::default()).await?;
+    /// let title = client.command(Some("FRAME_ID"), "Runtime.evaluate",
+    ///     json!({"expression": "document.title", "returnByValue": true}), Duration::from_secs(10)).await?;
+    /// println!("{}", title["result"]["value"]);
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn command(
         &self,
         frame_id: Option<&str>,
@@ -214,6 +330,18 @@ impl Client {
     }
 
     /// Answers a dialog and waits until Chromium closed it.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// # let client = Client::launch(Options::default()).await?;
+    /// let closed = client.respond_dialog(DialogAction::Accept, Some("typed text"), None).await?;
+    /// println!("{} closed by {:?}", closed.id, closed.closed_by);
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn respond_dialog(
         &self,
         action: DialogAction,
@@ -225,6 +353,19 @@ impl Client {
     }
 
     /// Answers every pending dialog; one outcome per dialog.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// # let client = Client::launch(Options::default()).await?;
+    /// for outcome in client.settle(DialogAction::Dismiss).await? {
+    ///     println!("{outcome:?}");
+    /// }
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn settle(
         &self,
         action: DialogAction,
@@ -233,6 +374,19 @@ impl Client {
     }
 
     /// Releases a blocked page and waits for the navigation's result.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// # let client = Client::launch(Options::default()).await?;
+    /// if client.snapshot().await?.page.is_some_and(|p| p.state == PageState::Blocked) {
+    ///     client.recover().await?;
+    /// }
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn recover(&self) -> Result<serde_json::Value, ClientError> {
         let (tx, rx) = channel::unbounded();
         self.requests
@@ -247,6 +401,17 @@ impl Client {
     }
 
     /// Changes the dialog policy for dialogs opened from now on.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// # let client = Client::launch(Options::default()).await?;
+    /// client.set_policy(DialogPolicy::AutoDismiss).await?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn set_policy(&self, policy: DialogPolicy) -> Result<(), ClientError> {
         self.requests
             .send(Request::SetPolicy(policy))
@@ -256,6 +421,18 @@ impl Client {
 
     /// A stream of events: first the current [`ClientEvent::Snapshot`], then every
     /// event after this call. The channel is unbounded: read it, or drop it.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// # let client = Client::launch(Options::default()).await?;
+    /// let events = client.subscribe().await?;
+    /// let first = events.recv().await; // ClientEvent::Snapshot, then every event
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn subscribe(&self) -> Result<Receiver<ClientEvent>, ClientError> {
         let (tx, rx) = channel::unbounded();
         self.ask(|registered| Request::Subscribe {
@@ -267,6 +444,17 @@ impl Client {
     }
 
     /// Waits until `done` holds for the snapshot, checking again after every event.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// # let client = Client::launch(Options::default()).await?;
+    /// let snapshot = client.wait_for(Duration::from_secs(20), "two frames", |s| s.frame_tree.children.len() >= 2).await?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn wait_for(
         &self,
         timeout: Duration,
@@ -297,6 +485,17 @@ impl Client {
     /// dialog left open wedges the tab) and for commands in flight to finish,
     /// closes the socket (which detaches) and waits for the task. Calling it again does
     /// nothing.
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    /// # smol::block_on(async {
+    /// # let client = Client::launch(Options::default()).await?;
+    /// client.stop().await?; // dismisses pending dialogs, detaches
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// ```
     pub async fn stop(&self) -> Result<(), ClientError> {
         let _ = self.ask(Request::Stop).await;
         let task = self.task.lock().ok().and_then(|mut t| t.take());
