@@ -3,14 +3,14 @@
 //! std cannot wait on a socket and a channel at once, so a read blocks at most
 //! [`POLL_INTERVAL`] and the requests that arrived meanwhile are taken after it.
 
-use std::io::{ErrorKind, Read, Write};
+use std::io::ErrorKind;
 use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
-use cdp_supervisor_driver::endpoint::{
-    with_port, ws_authority, Endpoint, JsonVersion, HTTP_TIMEOUT,
-};
+use cdp_supervisor_driver::endpoint::{with_port, ws_authority, HTTP_TIMEOUT};
+#[cfg(not(feature = "launch"))]
+use cdp_supervisor_driver::endpoint::{Endpoint, EndpointError};
 use cdp_supervisor_driver::limits::{MAX_MESSAGE_SIZE, READ_BUFFER_SIZE};
 use cdp_supervisor_driver::{Action, ClientError, Clock, LoopDriver, Request};
 use tungstenite::protocol::WebSocketConfig;
@@ -118,23 +118,12 @@ pub(crate) fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
 
 /// The WebSocket URL of `endpoint`, asking `/json/version` for an `http://` one.
 fn resolve(endpoint: &str) -> Result<String, ClientError> {
-    let authority = match Endpoint::parse(endpoint)? {
-        Endpoint::WebSocket(url) => return Ok(url),
-        Endpoint::DevTools { authority } => authority,
-    };
-    let mut lookup = JsonVersion::new(endpoint, &authority);
-    let mut stream = connect_tcp(&authority).map_err(|e| lookup.failed(e))?;
-    stream
-        .write_all(lookup.request().as_bytes())
-        .map_err(|e| lookup.failed(format!("cannot send GET /json/version: {e}")))?;
-    let mut chunk = [0u8; 4096];
-    loop {
-        let n = stream
-            .read(&mut chunk)
-            .map_err(|e| lookup.failed(format!("cannot read /json/version: {e}")))?;
-        if let Some(url) = lookup.received(&chunk[..n]) {
-            return Ok(url?);
-        }
+    #[cfg(feature = "launch")]
+    return Ok(cdp_supervisor_chromium::resolve(endpoint)?);
+    #[cfg(not(feature = "launch"))]
+    match Endpoint::parse(endpoint)? {
+        Endpoint::WebSocket(url) => Ok(url),
+        Endpoint::DevTools { .. } => Err(EndpointError::no_lookup(endpoint).into()),
     }
 }
 

@@ -18,3 +18,4 @@ mod io;
 pub use cdp_supervisor_chromium::{Browser, LaunchError};
 pub use cdp_supervisor_driver::prelude::*;
 pub use client::{Client, PendingCommand};
+use serde_json::Value;

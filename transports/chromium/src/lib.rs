@@ -1,8 +1,9 @@
 //! # cdp-supervisor-chromium
 //!
-//! Finding and launching a local headless Chromium with a fresh profile, for the
-//! cdp-supervisor transports (their default `launch` feature) and the `cdp-supervise`
-//! sidecar. The browser is killed, waited for and its profile removed when the
+//! Finding and launching a local headless Chromium with a fresh profile, and resolving a
+//! DevTools address (`http://host:port`) to the browser's WebSocket URL ([`resolve`]),
+//! for the cdp-supervisor transports (their default `launch` feature) and the
+//! `cdp-supervise` sidecar. The browser is killed, waited for and its profile removed when the
 //! [`Browser`] drops, on every path, so nothing is left running or on disk.
 //!
 //! ```no_run
@@ -13,6 +14,10 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+mod devtools;
+
+pub use devtools::resolve;
 
 use std::fs;
 use std::io;

@@ -67,6 +67,22 @@ impl Endpoint {
     }
 }
 
+impl EndpointError {
+    /// For a transport built without a lookup (its `launch` feature off): `endpoint` is
+    /// an `http://` address it cannot resolve.
+    ///
+    /// ```
+    /// let e = cdp_supervisor_driver::endpoint::EndpointError::no_lookup("http://h:1");
+    /// assert!(e.message.contains("ws://"));
+    /// ```
+    pub fn no_lookup(endpoint: &str) -> EndpointError {
+        EndpointError {
+            endpoint: endpoint.to_owned(),
+            message: "resolving an http:// address needs the transport's `launch` feature (cdp-supervisor-chromium); pass the browser's ws:// URL instead".into(),
+        }
+    }
+}
+
 /// Splits `ws://host:port/path` into `("host:port", "/path")`.
 ///
 /// ```

@@ -109,18 +109,27 @@ impl LoopDriver {
     }
 
     /// [`LoopDriver::new`] for a transport's client: gives the dialog bridge a random
-    /// secret when it is on and has none ([`crate::token::fill_bridge_token`]), and
-    /// creates the trace file; the errors say which failed.
+    /// secret when it is on and has none ([`crate::token::fill_bridge_token`]), creates
+    /// the trace file (the errors say which failed), and registers the client's first
+    /// subscriber, if any, before the first message.
     ///
     /// ```
     /// use cdp_supervisor_driver::{LoopDriver, Options};
-    /// let run = LoopDriver::for_client(Options::default(), 1_700_000_000.0)?;
+    /// let run = LoopDriver::for_client(Options::default(), 1_700_000_000.0, None)?;
     /// assert_eq!(run.core_time(1.0), 1_700_000_001.0);
     /// # Ok::<(), cdp_supervisor_driver::ClientError>(())
     /// ```
-    pub fn for_client(mut options: Options, wall_at_start: f64) -> Result<LoopDriver, ClientError> {
+    pub fn for_client(
+        mut options: Options,
+        wall_at_start: f64,
+        subscriber: Option<Subscriber>,
+    ) -> Result<LoopDriver, ClientError> {
         crate::token::fill_bridge_token(&mut options.config).map_err(ClientError::BridgeToken)?;
-        LoopDriver::new(&options, wall_at_start).map_err(ClientError::Record)
+        let mut run = LoopDriver::new(&options, wall_at_start).map_err(ClientError::Record)?;
+        if let Some(subscriber) = subscriber {
+            run.add_subscriber(subscriber);
+        }
+        Ok(run)
     }
 
     /// The supervisor, for reading.

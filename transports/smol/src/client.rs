@@ -1,10 +1,11 @@
 //! The client handle: it talks to the client's task ([`crate::io`]) over
 //! `smol::channel`s.
 
+use std::future::Future;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use cdp_supervisor_driver::{command_result, Clock, LoopDriver, Reply, Request};
+use cdp_supervisor_driver::{command_result, Clock, LoopDriver, Reply, Request, Updates};
 use smol::channel::{self, Receiver, Sender};
 use smol::future::FutureExt;
 use smol::{LocalExecutor, Task, Timer};
@@ -12,13 +13,13 @@ use smol::{LocalExecutor, Task, Timer};
 use crate::cdp_supervisor::{ClosedDialog, DialogError};
 #[cfg(feature = "launch")]
 use crate::Browser;
-use crate::{
-    ClientError, ClientEvent, CommandUpdate, DialogAction, DialogPolicy, Options, Snapshot,
-};
+use crate::{ClientError, ClientEvent, CommandUpdate, DialogAction, DialogPolicy, Options};
+use crate::{Snapshot, Value};
 
 /// A handle to a supervised tab over an async WebSocket, driven by a task on smol's
 /// global executor (or on a `LocalExecutor`: [`Client::connect_local`]). Call
 /// [`Client::stop`] before dropping it; a dropped client stops its task in the background.
+/// The crate's example (it runs against a real Chromium) shows the methods below.
 #[derive(Debug)]
 pub struct Client {
     task: Mutex<Option<Task<()>>>,
@@ -28,7 +29,8 @@ pub struct Client {
 }
 
 /// The updates of a command sent with [`Client::start_command`], as the blocking
-/// transport's `PendingCommand` gives them: any number of `Blocked`, then one `Finished`.
+/// transport's `PendingCommand` gives them: any number of `Blocked`, then one `Finished`
+/// (see the crate's example).
 #[derive(Debug)]
 pub struct PendingCommand {
     updates: Receiver<CommandUpdate>,
@@ -36,88 +38,38 @@ pub struct PendingCommand {
 
 impl PendingCommand {
     /// The next update, waiting at most `timeout`.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// # let client = Client::launch(Options::default()).await?;
-    /// let pending = client.start_command(None, "Runtime.evaluate", json!({"expression": "alert('hi')"}), Duration::from_secs(10)).await?;
-    /// if let CommandUpdate::Blocked { dialog_id } = pending.next_update(Duration::from_secs(5)).await? {
-    ///     client.respond_dialog(DialogAction::Accept, None, Some(&dialog_id)).await?;
-    /// }
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
     pub async fn next_update(&self, timeout: Duration) -> Result<CommandUpdate, ClientError> {
         let update = async { self.updates.recv().await.map_err(|_| ClientError::Closed) };
-        let late = async {
-            Timer::after(timeout).await;
-            Err(ClientError::Timeout {
-                what: "a command update".into(),
-                after: timeout,
-            })
-        };
-        update.or(late).await
+        in_time(
+            Instant::now() + timeout,
+            timeout,
+            "a command update",
+            update,
+        )
+        .await
     }
 
     /// Waits for the outcome: CDP's `result` object as JSON text. The core's deadline
     /// bounds the wait.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// # let client = Client::launch(Options::default()).await?;
-    /// let pending = client.start_command(None, "Runtime.evaluate", json!({"expression": "1 + 1"}), Duration::from_secs(10)).await?;
-    /// let result = pending.wait().await?; // CDP's `result` object as JSON text
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
     pub async fn wait(self) -> Result<String, ClientError> {
-        loop {
-            match self.updates.recv().await {
-                Ok(CommandUpdate::Blocked { .. }) => continue,
-                Ok(CommandUpdate::Finished(outcome)) => return outcome.map_err(Into::into),
-                Err(_) => return Err(ClientError::Closed),
+        while let Ok(update) = self.updates.recv().await {
+            if let CommandUpdate::Finished(outcome) = update {
+                return Ok(outcome?);
             }
         }
+        Err(ClientError::Closed)
     }
 }
 
 impl Client {
     /// Connects to a browser endpoint (`ws://...` or `http://host:port`) and attaches to
     /// its first page (or `options.config.target_id`).
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// let client = Client::connect("http://127.0.0.1:9222", Options::default()).await?; // page live on return
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
     pub async fn connect(endpoint: &str, options: Options) -> Result<Client, ClientError> {
         Client::start(endpoint, options, None, None).await
     }
 
     /// Like [`Client::connect`], with a subscriber registered before the first message,
     /// so that it sees every event from the start (no initial snapshot is sent).
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// let (events_tx, events) = smol::channel::unbounded();
-    /// let client = Client::connect_with_events("ws://127.0.0.1:9222/devtools/browser/ID", Options::default(), events_tx).await?;
-    /// let first = events.recv().await; // ClientEvent::Connected
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
     pub async fn connect_with_events(
         endpoint: &str,
         options: Options,
@@ -142,33 +94,12 @@ impl Client {
 
     /// Launches a headless Chromium ([`Browser::launch`], on a helper thread) and
     /// connects to it; the browser is closed when the client drops.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// let client = Client::launch(Options::default()).await?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
     #[cfg(feature = "launch")]
     pub async fn launch(options: Options) -> Result<Client, ClientError> {
         Client::launch_with(options, None).await
     }
 
     /// [`Client::launch`] with an initial subscriber as in [`Client::connect_with_events`].
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// let (events_tx, events) = smol::channel::unbounded();
-    /// let client = Client::launch_with_events(Options::default(), events_tx).await?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
     #[cfg(feature = "launch")]
     pub async fn launch_with_events(
         options: Options,
@@ -197,11 +128,9 @@ impl Client {
         executor: Option<&LocalExecutor<'_>>,
     ) -> Result<Client, ClientError> {
         let clock = Clock::start();
-        let connect_timeout = options.connect_timeout;
-        let mut run = LoopDriver::for_client(options, clock.wall_at_start())?;
-        if let Some(tx) = events {
-            run.add_subscriber(Box::new(move |e| tx.try_send(e).is_ok()));
-        }
+        let timeout = options.connect_timeout;
+        let subscriber = events.map(|tx| Box::new(move |e| tx.try_send(e).is_ok()) as _);
+        let mut run = LoopDriver::for_client(options, clock.wall_at_start(), subscriber)?;
         let (url, ws) = crate::io::open(endpoint).await?;
         run.connected(clock.now(), &url);
         let (requests, rx) = channel::unbounded();
@@ -216,132 +145,76 @@ impl Client {
             #[cfg(feature = "launch")]
             browser: None,
         };
-        let attached = client.ask(|reply| Request::WaitAttached {
-            timeout: connect_timeout,
-            reply,
-        });
-        attached.await??;
+        client
+            .ask(|reply| Request::WaitAttached { timeout, reply })
+            .await??;
         Ok(client)
     }
 
     /// The browser this client launched, if it did.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// let client = Client::launch(Options::default()).await?;
-    /// println!("DevTools at {}", client.browser().map(|b| b.http_url()).unwrap_or_default());
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
     #[cfg(feature = "launch")]
     pub fn browser(&self) -> Option<&Browser> {
         self.browser.as_ref()
+    }
+
+    async fn send(&self, request: Request) -> Result<(), ClientError> {
+        let sent = self.requests.send(request).await;
+        sent.map_err(|_| ClientError::Closed)
     }
 
     async fn ask<T: Send + 'static>(
         &self,
         make: impl FnOnce(Reply<T>) -> Request,
     ) -> Result<T, ClientError> {
-        let (tx, rx) = channel::bounded(1);
-        let reply: Reply<T> = Box::new(move |v| {
-            let _ = tx.try_send(v);
-        });
-        self.requests
-            .send(make(reply))
-            .await
-            .map_err(|_| ClientError::Closed)?;
-        rx.recv().await.map_err(|_| ClientError::Closed)
+        let (tx, answer) = channel::bounded(1);
+        self.send(make(Box::new(move |v| drop(tx.try_send(v)))))
+            .await?;
+        answer.recv().await.map_err(|_| ClientError::Closed)
+    }
+
+    async fn pending(
+        &self,
+        make: impl FnOnce(Updates) -> Request,
+    ) -> Result<PendingCommand, ClientError> {
+        let (tx, updates) = channel::unbounded();
+        self.send(make(Box::new(move |u| drop(tx.try_send(u)))))
+            .await?;
+        Ok(PendingCommand { updates })
     }
 
     /// The current snapshot.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// # let client = Client::launch(Options::default()).await?;
-    /// let snapshot = client.snapshot().await?;
-    /// println!("{} frames listed", snapshot.frame_tree.children.len());
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
     pub async fn snapshot(&self) -> Result<Snapshot, ClientError> {
         self.ask(Request::Snapshot).await
     }
 
-    /// Sends `method` into the session of `frame_id` (the top frame when `None`),
-    /// and returns at once; see [`PendingCommand`]. `params` must be a JSON object
-    /// (or null for none).
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// # let client = Client::launch(Options::default()).await?;
-    /// let pending = client.start_command(Some("FRAME_ID"), "Runtime.evaluate", json!({"expression": "document.title"}), Duration::from_secs(10)).await?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
+    /// Sends `method` into the session of `frame_id` (the top frame when `None`) and
+    /// returns at once; see [`PendingCommand`]. `params` must be a JSON object (or null
+    /// for none).
     pub async fn start_command(
         &self,
         frame_id: Option<&str>,
         method: &str,
-        params: serde_json::Value,
+        params: Value,
         timeout: Duration,
     ) -> Result<PendingCommand, ClientError> {
-        let (tx, updates) = channel::unbounded();
-        let to_caller = Box::new(move |u| drop(tx.try_send(u)));
-        let request = Request::command(frame_id, method, params, timeout, to_caller);
-        let sent = self.requests.send(request).await;
-        sent.map_err(|_| ClientError::Closed)?;
-        Ok(PendingCommand { updates })
+        let request = |updates| Request::command(frame_id, method, params, timeout, updates);
+        self.pending(request).await
     }
 
     /// Sends a command and waits for CDP's `result` object.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// # let client = Client::launch(Options::default()).await?;
-    /// let title = client.command(Some("FRAME_ID"), "Runtime.evaluate",
-    ///     json!({"expression": "document.title", "returnByValue": true}), Duration::from_secs(10)).await?;
-    /// println!("{}", title["result"]["value"]);
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
     pub async fn command(
         &self,
         frame_id: Option<&str>,
         method: &str,
-        params: serde_json::Value,
+        params: Value,
         timeout: Duration,
-    ) -> Result<serde_json::Value, ClientError> {
-        let pending = self
-            .start_command(frame_id, method, params, timeout)
-            .await?;
-        Ok(command_result(&pending.wait().await?))
+    ) -> Result<Value, ClientError> {
+        let pending = self.start_command(frame_id, method, params, timeout);
+        Ok(command_result(&pending.await?.wait().await?))
     }
 
-    /// Answers a dialog and waits until Chromium closed it.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// # let client = Client::launch(Options::default()).await?;
-    /// let closed = client.respond_dialog(DialogAction::Accept, Some("typed text"), None).await?;
-    /// println!("{} closed by {:?}", closed.id, closed.closed_by);
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
+    /// Answers a dialog (`None`: the single pending one) and waits until Chromium closed
+    /// it.
     pub async fn respond_dialog(
         &self,
         action: DialogAction,
@@ -353,19 +226,6 @@ impl Client {
     }
 
     /// Answers every pending dialog; one outcome per dialog.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// # let client = Client::launch(Options::default()).await?;
-    /// for outcome in client.settle(DialogAction::Dismiss).await? {
-    ///     println!("{outcome:?}");
-    /// }
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
     pub async fn settle(
         &self,
         action: DialogAction,
@@ -373,88 +233,34 @@ impl Client {
         self.ask(|reply| Request::Settle { action, reply }).await
     }
 
-    /// Releases a blocked page and waits for the navigation's result.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// # let client = Client::launch(Options::default()).await?;
-    /// if client.snapshot().await?.page.is_some_and(|p| p.state == PageState::Blocked) {
-    ///     client.recover().await?;
-    /// }
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
-    pub async fn recover(&self) -> Result<serde_json::Value, ClientError> {
-        let (tx, rx) = channel::unbounded();
-        self.requests
-            .send(Request::Recover(Box::new(move |u| {
-                let _ = tx.try_send(u);
-            })))
-            .await
-            .map_err(|_| ClientError::Closed)?;
-        Ok(command_result(
-            &PendingCommand { updates: rx }.wait().await?,
-        ))
+    /// Releases a page blocked by a dialog left open (a navigation to its URL) and waits
+    /// for the navigation's result.
+    pub async fn recover(&self) -> Result<Value, ClientError> {
+        let pending = self.pending(Request::Recover).await?;
+        Ok(command_result(&pending.wait().await?))
     }
 
     /// Changes the dialog policy for dialogs opened from now on.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// # let client = Client::launch(Options::default()).await?;
-    /// client.set_policy(DialogPolicy::AutoDismiss).await?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
     pub async fn set_policy(&self, policy: DialogPolicy) -> Result<(), ClientError> {
-        self.requests
-            .send(Request::SetPolicy(policy))
-            .await
-            .map_err(|_| ClientError::Closed)
+        self.send(Request::SetPolicy(policy)).await
     }
 
     /// A stream of events: first the current [`ClientEvent::Snapshot`], then every
-    /// event after this call. The channel is unbounded: read it, or drop it.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// # let client = Client::launch(Options::default()).await?;
-    /// let events = client.subscribe().await?;
-    /// let first = events.recv().await; // ClientEvent::Snapshot, then every event
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
+    /// event after this call (it returns once registered). The channel is unbounded:
+    /// read it, or drop it.
     pub async fn subscribe(&self) -> Result<Receiver<ClientEvent>, ClientError> {
         let (tx, rx) = channel::unbounded();
-        self.ask(|registered| Request::Subscribe {
-            subscriber: Box::new(move |e| tx.try_send(e).is_ok()),
+        let subscriber = Box::new(move |e| tx.try_send(e).is_ok());
+        let registered = self.ask(|registered| Request::Subscribe {
+            subscriber,
             registered,
-        })
-        .await?;
+        });
+        registered.await?;
         Ok(rx)
     }
 
-    /// Waits until `done` holds for the snapshot, checking again after every event.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// # let client = Client::launch(Options::default()).await?;
-    /// let snapshot = client.wait_for(Duration::from_secs(20), "two frames", |s| s.frame_tree.children.len() >= 2).await?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
+    /// Waits until `done` holds for the snapshot, checking again after every event, at
+    /// most `timeout`; the error names `what`.
     pub async fn wait_for(
         &self,
         timeout: Duration,
@@ -469,14 +275,7 @@ impl Client {
                 return Ok(snapshot);
             }
             let next = async { events.recv().await.map_err(|_| ClientError::Closed) };
-            let late = async {
-                Timer::at(end).await;
-                Err(ClientError::Timeout {
-                    what: what.to_owned(),
-                    after: timeout,
-                })
-            };
-            next.or(late).await?;
+            in_time(end, timeout, what, next).await?;
             while events.try_recv().is_ok() {}
         }
     }
@@ -485,17 +284,6 @@ impl Client {
     /// dialog left open wedges the tab) and for commands in flight to finish,
     /// closes the socket (which detaches) and waits for the task. Calling it again does
     /// nothing.
-    ///
-    /// ```no_run
-    /// use cdp_supervisor_smol::{cdp_supervisor::PageState, Client, CommandUpdate, DialogAction, DialogPolicy, Options};
-    /// use serde_json::json;
-    /// use std::time::Duration;
-    /// # smol::block_on(async {
-    /// # let client = Client::launch(Options::default()).await?;
-    /// client.stop().await?; // dismisses pending dialogs, detaches
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) })?;
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
-    /// ```
     pub async fn stop(&self) -> Result<(), ClientError> {
         let _ = self.ask(Request::Stop).await;
         let task = self.task.lock().ok().and_then(|mut t| t.take());
@@ -514,4 +302,20 @@ impl Drop for Client {
             t.detach();
         }
     }
+}
+
+/// `io`, or a [`ClientError::Timeout`] naming `what` at `end` (`after` the wait
+/// began).
+async fn in_time<T>(
+    end: Instant,
+    after: Duration,
+    what: &str,
+    io: impl Future<Output = Result<T, ClientError>>,
+) -> Result<T, ClientError> {
+    let late = async {
+        Timer::at(end).await;
+        let what = what.to_owned();
+        Err(ClientError::Timeout { what, after })
+    };
+    io.or(late).await
 }

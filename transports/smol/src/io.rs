@@ -1,20 +1,18 @@
 //! The client's task: does what the [`LoopDriver`] says, racing a socket read, a
 //! request and the deadline where it says to wait.
 
-use std::future::Future;
 use std::time::Duration;
 
 use async_tungstenite::tungstenite::protocol::WebSocketConfig;
 use async_tungstenite::tungstenite::{self, Message};
 use async_tungstenite::WebSocketStream;
-use cdp_supervisor_driver::endpoint::{
-    with_port, ws_authority, Endpoint, JsonVersion, HTTP_TIMEOUT,
-};
+#[cfg(not(feature = "launch"))]
+use cdp_supervisor_driver::endpoint::EndpointError;
+use cdp_supervisor_driver::endpoint::{with_port, ws_authority, Endpoint, HTTP_TIMEOUT};
 use cdp_supervisor_driver::limits::{MAX_MESSAGE_SIZE, READ_BUFFER_SIZE};
 use cdp_supervisor_driver::{Action, ClientError, Clock, LoopDriver, Request};
 use smol::channel::Receiver;
 use smol::future::FutureExt;
-use smol::io::{AsyncReadExt, AsyncWriteExt};
 use smol::net::TcpStream;
 use smol::stream::StreamExt;
 use smol::Timer;
@@ -114,22 +112,11 @@ async fn next_request(requests: &Receiver<Request>, closed: bool) -> Wake {
     Wake::Request(requests.recv().await.ok())
 }
 
-/// Fires after `timeout`; never for `None`.
+/// Fires after `timeout`; never for `None` (a `Timer` past `Instant`'s range never
+/// fires).
 async fn timer(timeout: Option<Duration>) -> Wake {
-    match timeout {
-        Some(t) => Timer::after(t).await,
-        None => Timer::never().await,
-    };
+    Timer::after(timeout.unwrap_or(Duration::MAX)).await;
     Wake::Timer
-}
-
-/// `io`, or an error when it takes longer than [`HTTP_TIMEOUT`].
-async fn within<T>(what: &str, io: impl Future<Output = Result<T, String>>) -> Result<T, String> {
-    let late = async {
-        Timer::after(HTTP_TIMEOUT).await;
-        Err(format!("no {what} within {HTTP_TIMEOUT:?}"))
-    };
-    io.or(late).await
 }
 
 /// Resolves `endpoint` and opens the WebSocket. A `ws://` URL with an IP address needs
@@ -155,41 +142,25 @@ pub(crate) async fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
             .map(|(ws, _)| ws)
             .map_err(|e| e.to_string())
     };
-    let ws = within("WebSocket handshake", handshake)
-        .await
-        .map_err(err)?;
+    let late = async {
+        Timer::after(HTTP_TIMEOUT).await;
+        Err(format!("no WebSocket handshake within {HTTP_TIMEOUT:?}"))
+    };
+    let ws = handshake.or(late).await.map_err(err)?;
     Ok((url, ws))
 }
 
-/// The WebSocket URL of `endpoint`, asking `/json/version` for an `http://` one.
+/// The WebSocket URL of `endpoint`: a `ws://` URL needs no I/O (and no helper thread);
+/// an `http://` address is asked for it on a helper thread (a blocking HTTP GET).
 async fn resolve(endpoint: &str) -> Result<String, ClientError> {
-    let authority = match Endpoint::parse(endpoint)? {
-        Endpoint::WebSocket(url) => return Ok(url),
-        Endpoint::DevTools { authority } => authority,
-    };
-    let mut lookup = JsonVersion::new(endpoint, &authority);
-    let request = lookup.request();
-    let errors = lookup.clone();
-    let exchange = async move {
-        let mut tcp = TcpStream::connect(with_port(&authority))
-            .await
-            .map_err(|e| format!("cannot connect to {authority}: {e}"))?;
-        tcp.write_all(request.as_bytes())
-            .await
-            .map_err(|e| format!("cannot send GET /json/version: {e}"))?;
-        let mut chunk = [0u8; 4096];
-        loop {
-            let n = tcp
-                .read(&mut chunk)
-                .await
-                .map_err(|e| format!("cannot read /json/version: {e}"))?;
-            if let Some(outcome) = lookup.received(&chunk[..n]) {
-                return Ok(outcome);
-            }
+    match Endpoint::parse(endpoint)? {
+        Endpoint::WebSocket(url) => Ok(url),
+        #[cfg(feature = "launch")]
+        Endpoint::DevTools { .. } => {
+            let endpoint = endpoint.to_owned();
+            Ok(smol::unblock(move || cdp_supervisor_chromium::resolve(&endpoint)).await?)
         }
-    };
-    let outcome = within("reply from /json/version", exchange)
-        .await
-        .map_err(|e| errors.failed(e))?;
-    Ok(outcome?)
+        #[cfg(not(feature = "launch"))]
+        Endpoint::DevTools { .. } => Err(EndpointError::no_lookup(endpoint).into()),
+    }
 }

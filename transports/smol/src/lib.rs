@@ -16,16 +16,29 @@
 //! reconnect waits for it within its own deadline.
 //!
 //! ```
-//! use cdp_supervisor_smol::{Client, Options};
+//! use cdp_supervisor_smol::{Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+//! use serde_json::json;
 //! use std::time::Duration;
 //! smol::block_on(async {
+//!     let wait = Duration::from_secs(10);
 //!     let client = Client::launch(Options::default()).await?;   // headless Chromium, page live
-//!     client.command(None, "Page.navigate", serde_json::json!({"url": "data:text/html,<title>Hi</title>"}),
-//!         Duration::from_secs(10)).await?;
-//!     let snapshot = client.snapshot().await?;
-//!     println!("{} frames, {} dialogs pending", snapshot.frame_tree.children.len(),
-//!         snapshot.pending_dialogs.len());
-//!     client.stop().await                               // settles dialogs, detaches
+//!     let events = client.subscribe().await?;                   // a snapshot, then every event
+//!     let page = json!({"url": "data:text/html,<title>Hi</title>"});
+//!     client.command(None, "Page.navigate", page, wait).await?;
+//!     let data_url = |s: &cdp_supervisor_smol::Snapshot| s.frame_tree.top.as_ref().is_some_and(|t| t.url.starts_with("data:"));
+//!     client.wait_for(wait, "the page", data_url).await?;
+//!     // A dialog blocks an evaluate: the command learns it at once, the agent answers it.
+//!     let ask = json!({"expression": "confirm('ok?')"});
+//!     let pending = client.start_command(None, "Runtime.evaluate", ask, wait).await?;
+//!     let CommandUpdate::Blocked { dialog_id } = pending.next_update(wait).await? else { panic!() };
+//!     assert_eq!(client.snapshot().await?.pending_dialogs[0].id, dialog_id);
+//!     client.respond_dialog(DialogAction::Accept, None, Some(&dialog_id)).await?;
+//!     assert!(pending.wait().await?.contains("true"));
+//!     client.set_policy(DialogPolicy::AutoDismiss).await?;
+//!     assert!(client.settle(DialogAction::Dismiss).await?.is_empty()); // nothing pending
+//!     assert!(events.len() > 1);
+//!     assert!(client.browser().is_some());
+//!     client.stop().await                                       // settles dialogs, detaches
 //! })?;
 //! # Ok::<(), cdp_supervisor_smol::ClientError>(())
 //! ```
@@ -40,3 +53,4 @@ mod io; // the task
 pub use cdp_supervisor_chromium::{Browser, LaunchError};
 pub use cdp_supervisor_driver::prelude::*;
 pub use client::{Client, PendingCommand};
+use serde_json::Value;
