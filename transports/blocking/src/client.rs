@@ -33,8 +33,9 @@ use crate::{Snapshot, Value};
 /// client.wait_for(wait, "the title", |s| s.frame_tree.top.as_ref().is_some_and(|t| t.url.starts_with("data:")))?;
 /// // A dialog blocks an evaluate: the command learns it at once, the agent answers it.
 /// let pending = client.start_command(None, "Runtime.evaluate", json!({"expression": "confirm('ok?')"}), wait)?;
-/// let CommandUpdate::Blocked { dialog_id } = pending.next_update(wait)? else { panic!() };
-/// assert_eq!(client.snapshot()?.pending_dialogs[0].id, dialog_id);
+/// let blocked = pending.next_update(wait)?;                   // at once, before any answer
+/// let dialog_id = client.snapshot()?.pending_dialogs[0].id.clone();
+/// assert_eq!(blocked, CommandUpdate::Blocked { dialog_id: dialog_id.clone() });
 /// client.respond_dialog(DialogAction::Accept, None, Some(&dialog_id))?;
 /// assert!(pending.wait()?.contains("true"));
 /// client.set_policy(DialogPolicy::AutoDismiss)?;

@@ -30,8 +30,9 @@
 //!     // A dialog blocks an evaluate: the command learns it at once, the agent answers it.
 //!     let ask = json!({"expression": "confirm('ok?')"});
 //!     let pending = client.start_command(None, "Runtime.evaluate", ask, wait).await?;
-//!     let CommandUpdate::Blocked { dialog_id } = pending.next_update(wait).await? else { panic!() };
-//!     assert_eq!(client.snapshot().await?.pending_dialogs[0].id, dialog_id);
+//!     let blocked = pending.next_update(wait).await?;            // at once, before any answer
+//!     let dialog_id = client.snapshot().await?.pending_dialogs[0].id.clone();
+//!     assert_eq!(blocked, CommandUpdate::Blocked { dialog_id: dialog_id.clone() });
 //!     client.respond_dialog(DialogAction::Accept, None, Some(&dialog_id)).await?;
 //!     assert!(pending.wait().await?.contains("true"));
 //!     client.set_policy(DialogPolicy::AutoDismiss).await?;
