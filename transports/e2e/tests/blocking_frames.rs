@@ -114,11 +114,18 @@ fn reconnects_after_the_socket_is_cut() {
     relay.cut();
     let mut lost = false;
     let mut seen = Vec::new();
+    let mut sent_while_reattaching = None;
     loop {
         let event = events.recv_timeout(WAIT).expect("reconnect events");
         seen.push(format!("{event:?}"));
         match event {
-            ClientEvent::ConnectionLost { .. } => lost = true,
+            ClientEvent::ConnectionLost { .. } => {
+                lost = true;
+                // No page is attached now: the command waits for the re-attach.
+                let expression = json!({"expression": "6 * 7", "returnByValue": true});
+                let pending = client.start_command(None, "Runtime.evaluate", expression, WAIT);
+                sent_while_reattaching = Some(pending.unwrap());
+            }
             ClientEvent::Connected {
                 reconnected: true, ..
             } => break,
@@ -139,6 +146,11 @@ fn reconnects_after_the_socket_is_cut() {
         .unwrap();
     let after = demo_frames(&snap);
     assert_eq!(after.top, before.top, "the same tab");
+    let answer = sent_while_reattaching
+        .expect("a command sent")
+        .wait()
+        .unwrap();
+    assert!(answer.contains("42"), "{answer}");
     assert_eq!(after.nested, before.nested);
     raise(&client, &after, "nested", "confirm", "after reconnect");
     let d = wait_dialog_of(&client, "confirm");

@@ -181,6 +181,7 @@ fn reconnects_after_the_socket_is_cut() {
         let events = client.subscribe().await.unwrap();
         relay.cut();
         let mut lost = false;
+        let mut sent_while_reattaching = None;
         loop {
             let event = smol::future::or(async { events.recv().await.ok() }, async {
                 smol::Timer::after(WAIT).await;
@@ -189,7 +190,13 @@ fn reconnects_after_the_socket_is_cut() {
             .await
             .expect("reconnect events");
             match event {
-                ClientEvent::ConnectionLost { .. } => lost = true,
+                ClientEvent::ConnectionLost { .. } => {
+                    lost = true;
+                    // No page is attached now: the command waits for the re-attach.
+                    let expression = json!({"expression": "6 * 7", "returnByValue": true});
+                    let pending = client.start_command(None, "Runtime.evaluate", expression, WAIT);
+                    sent_while_reattaching = Some(pending.await.unwrap());
+                }
                 ClientEvent::Connected {
                     reconnected: true, ..
                 } => break,
@@ -205,6 +212,8 @@ fn reconnects_after_the_socket_is_cut() {
             .unwrap();
         let after = demo_frames(&snap);
         assert_eq!(after.top, before.top);
+        let answer = sent_while_reattaching.expect("a command sent").wait().await;
+        assert!(answer.unwrap().contains("42"));
         raise(&client, &after, "nested", "alert", "after reconnect").await;
         let d = wait_dialog_of(&client, "alert").await;
         assert_eq!(d.frame_id, after.nested);
