@@ -1,0 +1,136 @@
+//! The command line: flags, usage, exit codes, and the supervisor's configuration.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cdp_supervisor::{Config, DialogPolicy};
+
+const USAGE: &str = "\
+usage:
+  cdp-supervise watch [--cdp URL] [--url PAGE | --demo]
+                      [--policy must_respond|auto_dismiss|auto_accept]
+                      [--dialog-timeout SECS] [--bridge] [--record TRACE.jsonl]
+  cdp-supervise replay TRACE.jsonl [--policy ...] [--dialog-timeout SECS] [--bridge]
+
+watch: supervise a tab; diffs and results as JSON lines on stdout, commands as JSON
+lines on stdin (snapshot, dialog, cdp, policy, recover, settle, stop).
+Without --cdp a headless Chromium is launched ($CHROME, else chromium on the PATH).
+replay: feed a recorded trace to a fresh supervisor, print its diffs and final snapshot.
+--bridge: answer dialogs through the dialog bridge (for proxies that close native
+dialogs); watch makes a random secret, replay reuses the one the trace recorded.";
+
+/// How long the demo's must_respond dialogs stay before the watchdog dismisses them,
+/// unless --dialog-timeout says otherwise: shorter than the demo's interval so a viewer
+/// sees each dialog open and close.
+const DEMO_DIALOG_TIMEOUT_S: u64 = 6;
+
+pub struct Failure {
+    pub code: i32,
+    pub message: String,
+}
+
+pub fn usage(message: impl Into<String>) -> Failure {
+    Failure {
+        code: 2,
+        message: format!("cdp-supervise: {}\n\n{USAGE}", message.into()),
+    }
+}
+
+pub fn runtime(message: impl Into<String>) -> Failure {
+    Failure {
+        code: 1,
+        message: format!("cdp-supervise: {}", message.into()),
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Args {
+    pub command: String,
+    pub trace: Option<PathBuf>,
+    pub cdp: Option<String>,
+    pub url: Option<String>,
+    pub demo: bool,
+    pub policy: DialogPolicy,
+    pub dialog_timeout: Option<f64>,
+    pub bridge: bool,
+    pub record: Option<PathBuf>,
+}
+
+pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
+    let mut it = argv.into_iter();
+    let mut args = Args {
+        command: match it.next() {
+            Some(c) if c == "watch" || c == "replay" => c,
+            Some(h) if h == "-h" || h == "--help" || h == "help" => {
+                return Err(Failure {
+                    code: 0,
+                    message: USAGE.to_owned(),
+                })
+            }
+            Some(other) => return Err(usage(format!("unknown command {other:?}"))),
+            None => return Err(usage("missing command")),
+        },
+        ..Args::default()
+    };
+    let watch = args.command == "watch";
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .ok_or_else(|| usage(format!("{name} needs a value")))
+        };
+        match arg.as_str() {
+            "--policy" => {
+                args.policy = value("--policy")?.parse().map_err(usage)?;
+            }
+            "--dialog-timeout" => {
+                let v = value("--dialog-timeout")?;
+                let secs: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                    .ok_or_else(|| usage(format!("--dialog-timeout {v:?}: give seconds > 0")))?;
+                args.dialog_timeout = Some(secs);
+            }
+            "--bridge" => args.bridge = true,
+            "--cdp" if watch => args.cdp = Some(value("--cdp")?),
+            "--url" if watch => args.url = Some(value("--url")?),
+            "--demo" if watch => args.demo = true,
+            "--record" if watch => args.record = Some(PathBuf::from(value("--record")?)),
+            "-h" | "--help" => {
+                return Err(Failure {
+                    code: 0,
+                    message: USAGE.to_owned(),
+                })
+            }
+            flag if flag.starts_with('-') => {
+                return Err(usage(format!("unknown option {flag} for {}", args.command)))
+            }
+            path if !watch && args.trace.is_none() => args.trace = Some(PathBuf::from(path)),
+            other => return Err(usage(format!("unexpected argument {other:?}"))),
+        }
+    }
+    if args.url.is_some() && args.demo {
+        return Err(usage("--url and --demo exclude each other"));
+    }
+    if !watch && args.trace.is_none() {
+        return Err(usage("replay needs a TRACE.jsonl"));
+    }
+    Ok(args)
+}
+
+/// The supervisor's configuration from the flags. With `--bridge` the token stays empty
+/// here: `watch`'s client fills in a random one, `replay` takes the recorded one.
+pub fn config(args: &Args) -> Config {
+    let mut config = Config {
+        policy: args.policy,
+        bridge: args.bridge,
+        ..Config::default()
+    };
+    if let Some(secs) = args.dialog_timeout {
+        // A float-to-integer `as` saturates: a huge value is a very long timeout.
+        config.dialog_timeout = Duration::from_micros((secs * 1e6) as u64);
+    } else if args.demo {
+        config.dialog_timeout = Duration::from_secs(DEMO_DIALOG_TIMEOUT_S);
+    }
+    config
+}

@@ -1,0 +1,633 @@
+//! End-to-end: the `cdp-supervise` sidecar (its README) driven through stdin/stdout.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use cdp_supervise::demo::DemoSite;
+use cdp_supervisor_chromium::{find_chromium, Browser};
+use serde_json::{json, Value};
+
+/// Generous bound for waits on a loaded 2-core machine.
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Whether a Chromium is there: a missing one fails under `CI` (a skipped browser test
+/// must never pass silently there) and prints a loud SKIPPED line elsewhere.
+fn chromium_for_test(test: &str) -> bool {
+    let found = find_chromium().is_some();
+    assert!(
+        found || std::env::var_os("CI").is_none(),
+        "{test}: no Chromium found and CI is set: install chromium or set $CHROME"
+    );
+    if !found {
+        eprintln!(
+            "\n!!!!! SKIPPED {test}: no Chromium found (set $CHROME or install chromium) !!!!!\n"
+        );
+    }
+    found
+}
+
+/// A browser of the test's own, or `None` as [`chromium_for_test`] says.
+fn browser_or_skip(test: &str) -> Option<Browser> {
+    chromium_for_test(test).then(|| Browser::launch().expect("launch Chromium"))
+}
+
+/// Where a run's trace is recorded.
+fn trace_path(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join("cdp-supervise-e2e-traces");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(format!("{test}.jsonl"))
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_cdp-supervise");
+
+fn traces_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces")
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &[][..],
+        &["frobnicate"][..],
+        &["watch", "--policy", "sometimes"][..],
+        &["watch", "--url", "http://x", "--demo"][..],
+        &["replay"][..],
+    ] {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "stdout stays JSON-only");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("usage"),
+            "{args:?}"
+        );
+    }
+}
+
+/// `replay --bridge` reuses the recorded token: the bridge `confirm` of the recording
+/// (tests/traces/bridge-confirm-in-oopif.jsonl, from `e2e_bridge`'s blocked-evaluate
+/// scenario) opens again (and closes `remote` at the trace's disconnect: the agent's
+/// answer is not part of a trace). Without `--bridge` the paused request is no dialog.
+#[test]
+fn replay_with_bridge_reuses_the_recorded_token() {
+    let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/traces/bridge-confirm-in-oopif.jsonl");
+    let opened = |bridge: bool| -> Vec<Value> {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("replay").arg(&trace);
+        if bridge {
+            cmd.arg("--bridge");
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|l| l["op"] == "dialog_opened")
+            .map(|l| l["dialog"].clone())
+            .collect()
+    };
+    let with = opened(true);
+    assert_eq!(with.len(), 1, "{with:?}");
+    assert_eq!(with[0]["message"], "in the way");
+    assert_eq!(with[0]["type"], "confirm");
+    assert!(opened(false).is_empty());
+}
+
+/// `--bridge` is a valid flag of both commands (SPEC §8): with an unreachable browser
+/// `watch --bridge` fails at run time (1), not as a usage error.
+#[test]
+fn bridge_flag_is_accepted() {
+    let out = Command::new(BIN)
+        .args(["watch", "--bridge", "--cdp", "http://127.0.0.1:9"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("127.0.0.1:9"));
+    let trace = traces_dir().join("srcdoc-and-nested-oopif-dialogs.jsonl");
+    let out = Command::new(BIN)
+        .args(["replay", "--bridge"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let last = String::from_utf8(out.stdout).unwrap();
+    assert!(last
+        .lines()
+        .last()
+        .unwrap()
+        .contains("\"type\":\"snapshot\""));
+}
+
+#[test]
+fn unreachable_browser_exits_1() {
+    let out = Command::new(BIN)
+        .args(["watch", "--cdp", "http://127.0.0.1:9"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("127.0.0.1:9"));
+}
+
+#[test]
+fn replay_prints_diffs_and_the_final_snapshot() {
+    let trace = traces_dir().join("srcdoc-and-nested-oopif-dialogs.jsonl");
+    let out = Command::new(BIN)
+        .arg("replay")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (last, diffs) = lines.split_last().unwrap();
+    assert_eq!(last["type"], "snapshot");
+    assert!(last["snapshot"]["frame_tree"].is_object());
+    assert!(diffs
+        .iter()
+        .all(|d| d["type"] == "diff" && d["op"].is_string()));
+    assert!(diffs.iter().any(|d| d["op"] == "dialog_opened"));
+}
+
+struct Sidecar {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+    /// Every line so far, for failure messages.
+    seen: Vec<Value>,
+    /// Lines not yet matched by `expect` (lines of concurrent commands may interleave).
+    backlog: Vec<Value>,
+}
+
+impl Sidecar {
+    fn spawn(args: &[&str]) -> Sidecar {
+        Self::spawn_with_stderr(args, Stdio::inherit())
+    }
+
+    fn spawn_with_stderr(args: &[&str], stderr: Stdio) -> Sidecar {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let line = line.unwrap();
+                let v: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                if tx.send(v).is_err() {
+                    return;
+                }
+            }
+        });
+        Sidecar {
+            stdin: child.stdin.take(),
+            child,
+            lines: rx,
+            seen: Vec::new(),
+            backlog: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, v: Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Waits for a line matching `pred` (or takes it from the backlog).
+    fn expect(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&pred) {
+            return self.backlog.remove(i);
+        }
+        let end = Instant::now() + WAIT;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let v = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no line for {what}; seen: {:#?}", self.seen));
+            self.seen.push(v.clone());
+            if pred(&v) {
+                return v;
+            }
+            self.backlog.push(v);
+        }
+    }
+}
+
+impl Drop for Sidecar {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits up to `within` for the sidecar to exit and returns its code.
+fn exit_code(cli: &mut Sidecar, within: Duration) -> Option<i32> {
+    let end = Instant::now() + within;
+    loop {
+        if let Some(s) = cli.child.try_wait().unwrap() {
+            return s.code();
+        }
+        assert!(
+            Instant::now() < end,
+            "the sidecar did not exit within {within:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The sidecar's stderr, echoed to ours, with the browser it launched (its DevTools
+/// port and profile directory, from the "launched Chromium at" line).
+struct Launched {
+    port: Receiver<(u16, std::path::PathBuf)>,
+}
+
+fn take_stderr(cli: &mut Sidecar) -> Launched {
+    let stderr = cli.child.stderr.take().expect("stderr piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            eprintln!("{line}");
+            // "cdp-supervise: launched Chromium at ws://127.0.0.1:PORT/... (profile DIR)"
+            let Some(rest) = line.split("launched Chromium at ws://127.0.0.1:").nth(1) else {
+                continue;
+            };
+            let port = rest.split('/').next().and_then(|p| p.parse().ok());
+            let dir = rest
+                .split(" (profile ")
+                .nth(1)
+                .and_then(|d| d.strip_suffix(')'));
+            if let (Some(port), Some(dir)) = (port, dir) {
+                let _ = tx.send((port, std::path::PathBuf::from(dir)));
+            }
+        }
+    });
+    Launched { port: rx }
+}
+
+/// Nothing of a launched browser is left: its port refuses, its profile directory is
+/// gone, and no process names that directory on its command line.
+fn assert_browser_gone(port: u16, profile: &std::path::Path) {
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the launched Chromium still listens on {port}"
+    );
+    assert!(!profile.exists(), "{} was left behind", profile.display());
+    let needle = profile.to_string_lossy().into_owned();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        assert!(
+            !String::from_utf8_lossy(&cmdline).contains(&needle),
+            "process {:?} still runs with {needle}",
+            entry.file_name()
+        );
+    }
+}
+
+fn is_result(id: i64) -> impl Fn(&Value) -> bool {
+    move |v| v["id"] == json!(id) && (v["type"] == "result" || v["type"] == "error")
+}
+
+/// `watch --cdp http://...` driven through stdin: a command blocked by a dialog in a
+/// nested OOPIF is reported at once, answered, and finishes; end of input settles a
+/// dialog left open and exits 0.
+#[test]
+fn watch_through_stdin() {
+    let Some(browser) = browser_or_skip("cli-watch") else {
+        return;
+    };
+    let site = DemoSite::start().unwrap();
+    let trace = trace_path("cli-watch");
+    let mut cli = Sidecar::spawn(&[
+        "watch",
+        "--cdp",
+        &browser.http_url(),
+        "--record",
+        trace.to_str().unwrap(),
+    ]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
+    let r = cli.expect("navigate result", is_result(1));
+    assert_eq!(r["type"], "result", "{r}");
+    let nested = cli.expect("the nested OOPIF", |v| {
+        v["type"] == "diff"
+            && v["frame"]["is_oopif"] == true
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/nested"))
+    })["frame"]["frame_id"]
+        .clone();
+
+    cli.send(
+        json!({"id": 2, "cmd": "cdp", "method": "Runtime.evaluate", "frame_id": nested,
+        "params": {"expression": "confirm('from the cli')", "returnByValue": true}}),
+    );
+    let blocked = cli.expect("blocked line", |v| v["type"] == "blocked");
+    assert_eq!(blocked["id"], 2);
+    let dialog_id = blocked["dialog_id"].clone();
+    let opened = cli.expect("dialog_opened", |v| v["op"] == "dialog_opened");
+    assert_eq!(opened["dialog"]["frame_id"], nested);
+    assert_eq!(opened["dialog"]["id"], dialog_id);
+
+    cli.send(json!({"id": 3, "cmd": "dialog", "action": "accept", "dialog_id": dialog_id}));
+    let answered = cli.expect("dialog result", is_result(3));
+    assert_eq!(answered["dialog"]["closed_by"], "agent", "{answered}");
+    let evaluated = cli.expect("evaluate result", is_result(2));
+    assert_eq!(evaluated["result"]["result"]["value"], true, "{evaluated}");
+
+    cli.send(json!({"id": 4, "cmd": "snapshot"}));
+    let snap = cli.expect("snapshot", is_result(4));
+    assert_eq!(
+        snap["snapshot"]["frame_tree"]["children"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+
+    cli.send(json!({"id": 5, "cmd": "evaluate", "expression": "1"}));
+    let e = cli.expect("evaluate error", is_result(5));
+    assert_eq!(e["type"], "error");
+    assert!(e["message"]
+        .as_str()
+        .unwrap()
+        .contains("not implemented yet"));
+
+    cli.send(json!({"id": 6, "cmd": "policy", "policy": "must_respond"}));
+    assert_eq!(cli.expect("policy", is_result(6))["policy"], "must_respond");
+
+    // Leave a command blocked by an alert and end the input: the sidecar settles the
+    // alert, the command gets its real reply, and the sidecar exits 0.
+    cli.send(json!({"id": 7, "cmd": "cdp", "method": "Runtime.evaluate",
+        "params": {"expression": "alert('left open'); 5", "returnByValue": true}}));
+    cli.expect("blocked by the alert", |v| {
+        v["type"] == "blocked" && v["id"] == 7
+    });
+    drop(cli.stdin.take());
+    cli.expect("alert settled", |v| {
+        v["op"] == "dialog_closed" && v["dialog"]["message"] == "left open"
+    });
+    let finished = cli.expect("the blocked command's reply", is_result(7));
+    assert_eq!(finished["result"]["result"]["value"], 5, "{finished}");
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let parsed = cdp_supervisor::replay::Trace::parse(&text).unwrap();
+    assert!(parsed.entries.len() > 20);
+    // The recording replays (SPEC §7): the final snapshot has the session's dialogs.
+    let out = Command::new(BIN)
+        .arg("replay")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let messages: Vec<&str> = last["snapshot"]["recent_dialogs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages, ["from the cli", "left open"]);
+}
+
+/// SPEC §8, the rest of the protocol: `--policy` and `--dialog-timeout` on the command
+/// line (the watchdog closes a dialog after the timeout), lines that are not commands get
+/// an error line each and the sidecar goes on, `settle` answers what is pending,
+/// `recover` reloads, `policy` changes how the next dialog is answered, and `stop` exits 0.
+#[test]
+fn watch_flags_errors_settle_recover_and_stop() {
+    let Some(browser) = browser_or_skip("cli-protocol") else {
+        return;
+    };
+    let site = DemoSite::start().unwrap();
+    let mut cli = Sidecar::spawn(&[
+        "watch",
+        "--cdp",
+        browser.ws_url(),
+        "--policy",
+        "must_respond",
+        "--dialog-timeout",
+        "3",
+    ]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
+    assert_eq!(cli.expect("navigate", is_result(1))["type"], "result");
+    // Raise dialogs only in the new document: one raised while about:blank is still
+    // being replaced closes `remote` with it (seen in a full run).
+    cli.expect("the demo's nested OOPIF", |v| {
+        v["type"] == "diff"
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/nested"))
+    });
+    let alert = |cli: &mut Sidecar, id: i64, message: &str| {
+        let expression = format!("setTimeout(() => alert({message:?}), 0); 1");
+        cli.send(json!({"id": id, "cmd": "cdp", "method": "Runtime.evaluate",
+            "params": {"expression": expression}}));
+        assert_eq!(cli.expect("evaluate", is_result(id))["type"], "result");
+        cli.expect("dialog_opened", |v| {
+            v["op"] == "dialog_opened" && v["dialog"]["message"] == message
+        })
+    };
+
+    // --dialog-timeout 3 with must_respond: the watchdog answers.
+    alert(&mut cli, 2, "left to the watchdog");
+    let closed = cli.expect("watchdog close", |v| {
+        v["op"] == "dialog_closed" && v["dialog"]["message"] == "left to the watchdog"
+    });
+    assert_eq!(closed["dialog"]["closed_by"], "watchdog", "{closed}");
+
+    // Lines that are not commands: one error line each, and the sidecar goes on.
+    {
+        let stdin = cli.stdin.as_mut().unwrap();
+        writeln!(stdin, "this is not JSON").unwrap();
+        stdin.flush().unwrap();
+    }
+    let e = cli.expect("error for a non-JSON line", |v| {
+        v["type"] == "error" && v["id"].is_null()
+    });
+    assert!(
+        e["message"].as_str().unwrap().contains("not a JSON object"),
+        "{e}"
+    );
+    cli.send(json!({"id": 3}));
+    let e = cli.expect("missing cmd", is_result(3));
+    assert_eq!(e["type"], "error");
+    assert!(
+        e["message"].as_str().unwrap().contains("missing \"cmd\""),
+        "{e}"
+    );
+    cli.send(json!({"id": 4, "cmd": "fly"}));
+    let e = cli.expect("unknown cmd", is_result(4));
+    assert_eq!(e["type"], "error");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown cmd \"fly\""),
+        "{e}"
+    );
+
+    // settle answers what is pending (well within the 3 s watchdog).
+    alert(&mut cli, 5, "settled");
+    cli.send(json!({"id": 6, "cmd": "settle", "action": "accept"}));
+    let settled = cli.expect("settle", is_result(6));
+    assert_eq!(settled["type"], "result", "{settled}");
+    let dialogs = settled["dialogs"].as_array().unwrap();
+    assert_eq!(dialogs.len(), 1, "{settled}");
+    assert_eq!(dialogs[0]["message"], "settled");
+    assert_eq!(dialogs[0]["accepted"], true);
+
+    // recover reloads the page (Page.navigate to its URL) and says how it went.
+    cli.send(json!({"id": 7, "cmd": "recover"}));
+    let recovered = cli.expect("recover", is_result(7));
+    assert_eq!(recovered["type"], "result", "{recovered}");
+    assert!(recovered["result"]["frameId"].is_string(), "{recovered}");
+
+    // policy auto_dismiss: the next dialog is answered at once.
+    cli.send(json!({"id": 8, "cmd": "policy", "policy": "auto_dismiss"}));
+    assert_eq!(cli.expect("policy", is_result(8))["policy"], "auto_dismiss");
+    alert(&mut cli, 9, "auto");
+    let closed = cli.expect("auto close", |v| {
+        v["op"] == "dialog_closed" && v["dialog"]["message"] == "auto"
+    });
+    assert_eq!(closed["dialog"]["closed_by"], "auto_policy", "{closed}");
+
+    cli.send(json!({"id": 10, "cmd": "stop"}));
+    let stopped = cli.expect("stop", is_result(10));
+    assert_eq!(stopped["stopped"], true, "{stopped}");
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+}
+
+/// The README's main job, `watch --demo`: the sidecar launches its own headless
+/// Chromium, opens the built-in demo page (top, srcdoc, cross-site OOPIF, nested OOPIF),
+/// shows the frames and a dialog live, takes an answer on stdin, and at end of input
+/// exits 0 leaving no browser behind.
+#[test]
+fn watch_demo_shows_the_demo_live_and_leaves_nothing_running() {
+    if !chromium_for_test("cli-watch-demo") {
+        return;
+    }
+    let mut cli = Sidecar::spawn_with_stderr(&["watch", "--demo"], Stdio::piped());
+    let launched = take_stderr(&mut cli);
+    let (port, profile) = launched
+        .port
+        .recv_timeout(WAIT)
+        .expect("the sidecar says which Chromium it launched");
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.expect("the nested OOPIF", |v| {
+        v["type"] == "diff"
+            && v["frame"]["is_oopif"] == true
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/nested"))
+    });
+    // The demo opens a dialog every few seconds; answer the first one from stdin.
+    let opened = cli.expect("a demo dialog", |v| v["op"] == "dialog_opened");
+    let dialog_id = opened["dialog"]["id"].clone();
+    cli.send(json!({"id": 1, "cmd": "dialog", "action": "accept", "dialog_id": dialog_id}));
+    let answered = cli.expect("dialog result", is_result(1));
+    assert_eq!(answered["type"], "result", "{answered}");
+    assert_eq!(answered["dialog"]["closed_by"], "agent", "{answered}");
+    assert_eq!(answered["dialog"]["accepted"], true, "{answered}");
+    cli.send(json!({"id": 2, "cmd": "snapshot"}));
+    let snap = cli.expect("snapshot", is_result(2));
+    let children = snap["snapshot"]["frame_tree"]["children"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(children, 3, "srcdoc, OOPIF and nested OOPIF: {snap}");
+    assert!(
+        snap["snapshot"]["recent_dialogs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["id"] == dialog_id),
+        "{snap}"
+    );
+
+    drop(cli.stdin.take());
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+    assert_browser_gone(port, &profile);
+}
+
+/// `watch --url PAGE`: the sidecar launches Chromium, opens that page, reports its top
+/// frame with the URL, and exits 0 at end of input with the browser gone.
+#[test]
+fn watch_url_opens_the_page_in_a_launched_browser() {
+    if !chromium_for_test("cli-watch-url") {
+        return;
+    }
+    let site = DemoSite::start().unwrap();
+    let url = site.top_url(false);
+    let mut cli = Sidecar::spawn_with_stderr(&["watch", "--url", &url], Stdio::piped());
+    let launched = take_stderr(&mut cli);
+    let (port, profile) = launched
+        .port
+        .recv_timeout(WAIT)
+        .expect("the sidecar says which Chromium it launched");
+    cli.expect("the top frame at the URL", |v| {
+        v["type"] == "diff"
+            && v["frame"]["parent_frame_id"].is_null()
+            && v["frame"]["url"] == json!(url)
+    });
+    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Runtime.evaluate",
+        "params": {"expression": "location.href", "returnByValue": true}}));
+    let r = cli.expect("evaluate result", is_result(1));
+    assert_eq!(r["result"]["result"]["value"], json!(url), "{r}");
+    drop(cli.stdin.take());
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+    assert_browser_gone(port, &profile);
+}
+
+/// Exit code 1 when the browser goes away for good: five reconnect attempts with
+/// backoff (0.5 s doubling), then the sidecar gives up.
+#[test]
+fn browser_gone_exits_1_after_the_reconnect_attempts() {
+    let Some(browser) = browser_or_skip("cli-browser-gone") else {
+        return;
+    };
+    let mut cli = Sidecar::spawn(&["watch", "--cdp", browser.ws_url()]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    let started = Instant::now();
+    drop(browser);
+    cli.expect("page detached", |v| {
+        v["op"] == "page" && v["page"]["state"] == "detached"
+    });
+    assert_eq!(exit_code(&mut cli, Duration::from_secs(40)), Some(1));
+    // 0.5 + 1 + 2 + 4 + 8 s of backoff before giving up.
+    assert!(
+        started.elapsed() >= Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -1,0 +1,798 @@
+//! The part of a run loop that is the same for every transport: the [`Supervisor`], the
+//! optional trace [`Recorder`], and the bookkeeping that routes the core's events to the
+//! callers waiting for them and to subscribers.
+//!
+//! [`LoopDriver`](crate::LoopDriver) feeds it (`connected`, `message`, `timeout`,
+//! `request`, `disconnected`) and hands out what [`Driver::poll_transmit`] returns. The
+//! driver makes no decision about dialogs or frames: that is the core's job. Callers are answered
+//! through boxed callbacks so that each transport can use its own channels (std or
+//! async).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cdp_supervisor::{
+    ClosedDialog, CommandError, Config, DialogAction, DialogError, DialogPolicy, Diff, Event,
+    PageInfo, PageState, Snapshot, Supervisor,
+};
+use serde_json::value::RawValue;
+
+use crate::record::Recorder;
+use crate::ClientError;
+
+/// How long a planned stop waits for settled dialogs to close.
+///
+/// ```
+/// assert_eq!(cdp_supervisor_driver::SETTLE_TIMEOUT, cdp_supervisor_driver::Options::default().settle_timeout);
+/// ```
+pub const SETTLE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long `connect` and `launch` wait for the page to be live (default of
+/// [`Options::connect_timeout`]).
+///
+/// ```
+/// assert_eq!(cdp_supervisor_driver::CONNECT_TIMEOUT.as_secs(), 15);
+/// ```
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// What an embedder can set when connecting, for both transports.
+///
+/// ```
+/// use cdp_supervisor_driver::{DialogPolicy, Options};
+/// let mut options = Options::default();
+/// options.config.policy = DialogPolicy::AutoDismiss;
+/// options.reconnect = false;
+/// assert_eq!(options.settle_timeout.as_secs(), 2);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The supervisor's configuration (policy, timeouts, bounds, the dialog bridge).
+    /// With `bridge` on and an empty `bridge_token`, both transports fill in a random
+    /// token ([`crate::token::random_token`]); a token of the embedder's own is kept.
+    pub config: Config,
+    /// Record every frame in both directions to this trace file.
+    pub record: Option<PathBuf>,
+    /// Reconnect with [`crate::backoff`] after the socket drops (default true).
+    pub reconnect: bool,
+    /// How long a planned stop waits for settled dialogs to close and commands in flight
+    /// to finish (default 2 s).
+    pub settle_timeout: Duration,
+    /// How long `connect` and `launch` wait for the page to be attached and live before
+    /// they fail, saying what did not happen (default 15 s).
+    pub connect_timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            config: Config::default(),
+            record: None,
+            reconnect: true,
+            settle_timeout: SETTLE_TIMEOUT,
+            connect_timeout: CONNECT_TIMEOUT,
+        }
+    }
+}
+
+/// What a subscriber receives.
+///
+/// ```
+/// use cdp_supervisor_driver::ClientEvent;
+/// let event = ClientEvent::Connected { url: "ws://h:1/b".into(), reconnected: false };
+/// assert!(matches!(event, ClientEvent::Connected { reconnected: false, .. }));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientEvent {
+    /// The state at the moment of subscribing; the first item of
+    /// `subscribe()`, so that it plus the following diffs give the current state.
+    Snapshot(Snapshot),
+    /// An event of the core: a diff, a command blocked or finished, a dialog answered, a
+    /// warning.
+    Event(Event),
+    /// The WebSocket is open (again); the supervisor attaches to the tab.
+    Connected {
+        /// The WebSocket URL.
+        url: String,
+        /// True after a reconnect.
+        reconnected: bool,
+    },
+    /// The WebSocket closed unexpectedly; the transport retries with backoff.
+    ConnectionLost {
+        /// Why.
+        error: String,
+    },
+    /// Reconnecting failed [`crate::backoff::MAX_FAILURES`] times in a row, or reconnect
+    /// is off: the client is closed.
+    GaveUp {
+        /// The last error.
+        error: String,
+    },
+}
+
+/// A command's progress: zero or more `Blocked`, then exactly one `Finished`.
+///
+/// ```
+/// use cdp_supervisor_driver::CommandUpdate;
+/// let done = CommandUpdate::Finished(Ok("{}".into()));
+/// assert_ne!(done, CommandUpdate::Blocked { dialog_id: "d-1".into() });
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum CommandUpdate {
+    /// A dialog opened that keeps the command from completing.
+    Blocked {
+        /// The dialog.
+        dialog_id: String,
+    },
+    /// The outcome: CDP's `result` object as JSON text, or why not.
+    Finished(Result<String, CommandError>),
+}
+
+/// A one-shot answer to a caller.
+///
+/// ```
+/// let reply: cdp_supervisor_driver::Reply<u32> = Box::new(|n| assert_eq!(n, 7));
+/// reply(7);
+/// ```
+pub type Reply<T> = Box<dyn FnOnce(T) + Send>;
+/// Where a command's updates go.
+///
+/// ```
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// let mut updates: cdp_supervisor_driver::Updates = Box::new(move |u| drop(tx.send(u)));
+/// updates(cdp_supervisor_driver::CommandUpdate::Blocked { dialog_id: "d-1".into() });
+/// assert!(rx.try_recv().is_ok());
+/// ```
+pub type Updates = Box<dyn FnMut(CommandUpdate) + Send>;
+/// A subscriber; returns false once it is gone, and is then dropped.
+///
+/// ```
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// let mut subscriber: cdp_supervisor_driver::Subscriber = Box::new(move |e| tx.send(e).is_ok());
+/// drop(rx);
+/// assert!(!subscriber(cdp_supervisor_driver::ClientEvent::GaveUp { error: "x".into() }));
+/// ```
+pub type Subscriber = Box<dyn FnMut(ClientEvent) -> bool + Send>;
+/// The outcome of answering one dialog.
+///
+/// ```
+/// use cdp_supervisor_driver::{cdp_supervisor::DialogError, DialogOutcome};
+/// let outcome: DialogOutcome = Err(DialogError::NotAttached);
+/// assert!(outcome.is_err());
+/// ```
+pub type DialogOutcome = Result<ClosedDialog, DialogError>;
+
+/// A caller's request to the run loop.
+///
+/// ```
+/// use cdp_supervisor_driver::{LoopDriver, Request};
+/// let mut run = LoopDriver::new(&Default::default(), 0.0)?;
+/// run.request(0.0, Request::Snapshot(Box::new(|s| assert!(s.pending_dialogs.is_empty()))));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub enum Request {
+    /// The current snapshot.
+    Snapshot(Reply<Snapshot>),
+    /// Send `method` into the session of `frame_id` (top frame when `None`).
+    Command {
+        /// The frame.
+        frame_id: Option<String>,
+        /// The CDP method.
+        method: String,
+        /// Its params, a JSON object.
+        params: Option<Box<RawValue>>,
+        /// How long it may take.
+        timeout: Duration,
+        /// Where its progress goes.
+        updates: Updates,
+    },
+    /// Release a blocked page.
+    Recover(Updates),
+    /// Answer a dialog.
+    Dialog {
+        /// Accept or dismiss.
+        action: DialogAction,
+        /// A prompt's text.
+        prompt_text: Option<String>,
+        /// Which dialog; `None` for the single pending one.
+        dialog_id: Option<String>,
+        /// The outcome.
+        reply: Reply<DialogOutcome>,
+    },
+    /// Answer every pending dialog.
+    Settle {
+        /// Accept or dismiss.
+        action: DialogAction,
+        /// One outcome per dialog answered.
+        reply: Reply<Vec<DialogOutcome>>,
+    },
+    /// Change the dialog policy.
+    SetPolicy(DialogPolicy),
+    /// Add a subscriber; it first gets a [`ClientEvent::Snapshot`]. `registered` is
+    /// called once it is in place, so the caller knows no later event is missed.
+    Subscribe {
+        /// The subscriber.
+        subscriber: Subscriber,
+        /// Called once registered.
+        registered: Reply<()>,
+    },
+    /// Answer once the page is attached: `live`, or `blocked` by a dialog an earlier
+    /// client left open (then `recover` releases it); after `timeout`, an error that says
+    /// what did not happen. What `connect` and `launch` wait for.
+    WaitAttached {
+        /// How long at most.
+        timeout: Duration,
+        /// The outcome.
+        reply: Reply<Result<(), ClientError>>,
+    },
+    /// Settle dialogs (dismiss), wait for them to close, disconnect, end the loop.
+    Stop(Reply<()>),
+}
+
+impl Request {
+    /// [`Request::Command`] from a client's arguments; `params` must be a JSON object (or
+    /// null for none).
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::Request;
+    /// use std::time::Duration;
+    /// let r = Request::command(None, "Page.reload", serde_json::json!({}), Duration::from_secs(5), Box::new(|_| {}));
+    /// assert_eq!(format!("{r:?}"), "Command");
+    /// ```
+    pub fn command(
+        frame_id: Option<&str>,
+        method: &str,
+        params: serde_json::Value,
+        timeout: Duration,
+        updates: Updates,
+    ) -> Request {
+        let params = match params {
+            serde_json::Value::Null => None,
+            params => serde_json::value::to_raw_value(&params).ok(),
+        };
+        Request::Command {
+            frame_id: frame_id.map(str::to_owned),
+            method: method.to_owned(),
+            params,
+            timeout,
+            updates,
+        }
+    }
+
+    /// [`Request::Dialog`] from a client's arguments.
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::{DialogAction, Request};
+    /// let r = Request::dialog(DialogAction::Accept, Some("yes"), None, Box::new(|_| {}));
+    /// assert_eq!(format!("{r:?}"), "Dialog");
+    /// ```
+    pub fn dialog(
+        action: DialogAction,
+        prompt_text: Option<&str>,
+        dialog_id: Option<&str>,
+        reply: Reply<DialogOutcome>,
+    ) -> Request {
+        Request::Dialog {
+            action,
+            prompt_text: prompt_text.map(str::to_owned),
+            dialog_id: dialog_id.map(str::to_owned),
+            reply,
+        }
+    }
+}
+
+/// A finished command's `result` text as JSON (`null` if it is not JSON).
+///
+/// ```
+/// assert_eq!(cdp_supervisor_driver::command_result(r#"{"a":1}"#)["a"], 1);
+/// assert!(cdp_supervisor_driver::command_result("oops").is_null());
+/// ```
+pub fn command_result(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or(serde_json::Value::Null)
+}
+
+impl std::fmt::Debug for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self {
+            Request::Snapshot(_) => "Snapshot",
+            Request::Command { .. } => "Command",
+            Request::Recover(_) => "Recover",
+            Request::Dialog { .. } => "Dialog",
+            Request::Settle { .. } => "Settle",
+            Request::SetPolicy(_) => "SetPolicy",
+            Request::Subscribe { .. } => "Subscribe",
+            Request::WaitAttached { .. } => "WaitAttached",
+            Request::Stop(_) => "Stop",
+        };
+        f.write_str(name)
+    }
+}
+
+/// A command sent while no page is attached (connecting, or re-attaching after a
+/// reconnect): it waits for the attach within its own deadline.
+struct HeldCommand {
+    deadline: f64,
+    frame_id: Option<String>,
+    method: String,
+    params: Option<Box<RawValue>>,
+    updates: Updates,
+}
+
+/// A caller of [`Request::WaitAttached`].
+struct AttachWaiter {
+    deadline: f64,
+    timeout: Duration,
+    reply: Reply<Result<(), ClientError>>,
+}
+
+struct SettleGroup {
+    waiting: Vec<u64>,
+    outcomes: Vec<DialogOutcome>,
+    reply: Option<Reply<Vec<DialogOutcome>>>,
+}
+
+/// The supervisor plus the callers waiting on it. See the module docs.
+pub struct Driver {
+    sup: Supervisor,
+    recorder: Option<Recorder>,
+    commands: HashMap<u64, Updates>,
+    dialogs: HashMap<u64, Reply<DialogOutcome>>,
+    settles: Vec<SettleGroup>,
+    subscribers: Vec<Subscriber>,
+    settle_timeout: Duration,
+    /// The callers waiting for a planned stop (the core decides when it is done).
+    stopping: Option<Vec<Reply<()>>>,
+    connected: bool,
+    /// The page as the last `page` diff showed it.
+    page: Option<PageInfo>,
+    /// Commands waiting for the page to attach.
+    held: Vec<HeldCommand>,
+    /// Callers waiting for the page to attach.
+    attach_waiters: Vec<AttachWaiter>,
+    /// The time of the last input.
+    now: f64,
+    /// Reconnecting failed for good: nothing attaches any more.
+    gave_up: bool,
+}
+
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver")
+            .field("sup", &self.sup)
+            .field("connected", &self.connected)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Driver {
+    /// A driver for a fresh supervisor; creates the trace file if `options.record` is set.
+    /// The transports fill in the bridge token before ([`crate::token`]).
+    ///
+    pub fn new(options: &Options) -> std::io::Result<Driver> {
+        let recorder = match &options.record {
+            Some(path) => Some(Recorder::create(path)?),
+            None => None,
+        };
+        Ok(Driver {
+            sup: Supervisor::new(options.config.clone()),
+            recorder,
+            commands: HashMap::new(),
+            dialogs: HashMap::new(),
+            settles: Vec::new(),
+            subscribers: Vec::new(),
+            settle_timeout: options.settle_timeout,
+            stopping: None,
+            connected: false,
+            page: None,
+            held: Vec::new(),
+            attach_waiters: Vec::new(),
+            now: 0.0,
+            gave_up: false,
+        })
+    }
+
+    /// The supervisor, for reading.
+    pub fn supervisor(&self) -> &Supervisor {
+        &self.sup
+    }
+
+    /// Adds a subscriber that gets every event from now on, without the initial snapshot
+    /// (for the first subscriber, registered before connecting).
+    pub fn add_subscriber(&mut self, subscriber: Subscriber) {
+        self.subscribers.push(subscriber);
+    }
+
+    /// The WebSocket to `url` opened.
+    pub fn connected(&mut self, now: f64, url: &str, reconnected: bool) {
+        self.now = now;
+        self.connected = true;
+        if let Some(r) = self.recorder.as_mut() {
+            log_io(r.connect());
+        }
+        self.broadcast(ClientEvent::Connected {
+            url: url.to_owned(),
+            reconnected,
+        });
+        self.sup.handle_connected(now);
+        self.dispatch();
+    }
+
+    /// The WebSocket closed; `error` is `None` for a planned close.
+    pub fn disconnected(&mut self, now: f64, error: Option<String>) {
+        if !self.connected {
+            return;
+        }
+        self.connected = false;
+        if let Some(r) = self.recorder.as_mut() {
+            log_io(r.disconnect());
+        }
+        self.sup.handle_disconnected(now);
+        // Anything queued was meant for the old connection's sessions.
+        while self.sup.poll_transmit().is_some() {}
+        if let Some(error) = error {
+            self.broadcast(ClientEvent::ConnectionLost { error });
+        }
+        self.dispatch();
+    }
+
+    /// Reconnecting failed for good.
+    pub fn gave_up(&mut self, error: String) {
+        self.gave_up = true;
+        self.release_all();
+        self.broadcast(ClientEvent::GaveUp { error });
+    }
+
+    /// The WebSocket failed with `error`: the core learns it, subscribers get
+    /// `ConnectionLost`, and without `reconnect` also `GaveUp`. Returns whether to try
+    /// reconnecting.
+    pub fn connection_lost(&mut self, now: f64, error: String, reconnect: bool) -> bool {
+        debug(&format!("connection lost: {error}"));
+        self.disconnected(now, Some(error.clone()));
+        if !reconnect {
+            self.gave_up(format!("{error}; reconnect is off"));
+        }
+        reconnect
+    }
+
+    /// One text frame from the browser. A message the core refuses is logged to stderr
+    /// when `CDP_SUPERVISE_DEBUG` is set; it never stops the loop.
+    pub fn message(&mut self, now: f64, text: &str) {
+        self.now = now;
+        if let Some(r) = self.recorder.as_mut() {
+            log_io(r.incoming(text));
+        }
+        if let Err(e) = self.sup.handle_message(now, text) {
+            debug(&format!("ignored message: {e}"));
+        }
+        self.dispatch();
+    }
+
+    /// Fires the core's timers when due; cheap to call often.
+    pub fn timeout(&mut self, now: f64) {
+        self.now = now;
+        if self.sup.poll_timeout().is_some_and(|t| t <= now) {
+            self.sup.handle_timeout(now);
+            self.dispatch();
+        }
+        self.expire(now);
+    }
+
+    /// The core's next deadline (on the clock passed in).
+    pub fn next_deadline(&self) -> Option<f64> {
+        let held = self.held.iter().map(|h| h.deadline);
+        let waiters = self.attach_waiters.iter().map(|w| w.deadline);
+        self.sup
+            .poll_timeout()
+            .into_iter()
+            .chain(held)
+            .chain(waiters)
+            .reduce(f64::min)
+    }
+
+    /// The next message to write to the socket (recorded as it is handed out).
+    pub fn poll_transmit(&mut self) -> Option<String> {
+        let cmd = self.sup.poll_transmit()?;
+        if let Some(r) = self.recorder.as_mut() {
+            log_io(r.outgoing(&cmd.json));
+        }
+        Some(cmd.json)
+    }
+
+    /// Applies a caller's request.
+    pub fn request(&mut self, now: f64, request: Request) {
+        self.now = now;
+        match request {
+            Request::Snapshot(reply) => reply(self.sup.snapshot()),
+            Request::Command {
+                frame_id,
+                method,
+                params,
+                timeout,
+                updates,
+            } => {
+                let deadline = now + timeout.as_secs_f64();
+                self.send_command(HeldCommand {
+                    deadline,
+                    frame_id,
+                    method,
+                    params,
+                    updates,
+                });
+            }
+            Request::WaitAttached { timeout, reply } => {
+                if self.is_attached() {
+                    reply(Ok(()));
+                } else if self.gave_up || self.stopping.is_some() {
+                    reply(Err(ClientError::Closed));
+                } else {
+                    self.attach_waiters.push(AttachWaiter {
+                        deadline: now + timeout.as_secs_f64(),
+                        timeout,
+                        reply,
+                    });
+                }
+            }
+            Request::Recover(mut updates) => match self.sup.recover(now) {
+                Ok(id) => {
+                    self.commands.insert(id.0, updates);
+                }
+                Err(e) => updates(CommandUpdate::Finished(Err(e))),
+            },
+            Request::Dialog {
+                action,
+                prompt_text,
+                dialog_id,
+                reply,
+            } => match self.sup.respond_dialog(
+                now,
+                action,
+                prompt_text.as_deref(),
+                dialog_id.as_deref(),
+            ) {
+                Ok(id) => {
+                    self.dialogs.insert(id.0, reply);
+                }
+                Err(e) => reply(Err(e)),
+            },
+            Request::Settle { action, reply } => {
+                let ids = self.sup.settle_dialogs(now, action);
+                if ids.is_empty() {
+                    reply(Vec::new());
+                } else {
+                    self.settles.push(SettleGroup {
+                        waiting: ids.into_iter().map(|i| i.0).collect(),
+                        outcomes: Vec::new(),
+                        reply: Some(reply),
+                    });
+                }
+            }
+            Request::SetPolicy(policy) => self.sup.set_policy(policy),
+            Request::Subscribe {
+                mut subscriber,
+                registered,
+            } => {
+                if subscriber(ClientEvent::Snapshot(self.sup.snapshot())) {
+                    self.subscribers.push(subscriber);
+                }
+                registered(());
+            }
+            Request::Stop(reply) => match self.stopping.as_mut() {
+                Some(replies) => replies.push(reply),
+                None => {
+                    // The core settles pending dialogs and says when to close.
+                    self.sup
+                        .begin_stop(now, Some(DialogAction::Dismiss), self.settle_timeout);
+                    self.stopping = Some(vec![reply]);
+                }
+            },
+        }
+        self.dispatch();
+    }
+
+    /// Starts a planned stop without a caller to answer (the client handle went away).
+    pub fn begin_stop(&mut self, now: f64) {
+        if self.stopping.is_none() {
+            self.request(now, Request::Stop(Box::new(|()| {})));
+        }
+    }
+
+    /// Whether a stop is ready to close the socket: the core says so
+    /// ([`Supervisor::ready_to_close`]), or the socket is gone anyway. `now` moves the
+    /// core's clock so a passed grace deadline counts.
+    pub fn stop_ready(&mut self, now: f64) -> bool {
+        if self.stopping.is_none() {
+            return false;
+        }
+        if !self.connected {
+            return true;
+        }
+        self.sup.handle_timeout(now);
+        self.dispatch();
+        self.sup.ready_to_close()
+    }
+
+    /// The socket was closed for the stop: fail what is left and answer the stoppers.
+    pub fn finish_stop(&mut self, now: f64) {
+        self.disconnected(now, None);
+        self.release_all();
+        if let Some(replies) = self.stopping.take() {
+            for reply in replies {
+                reply(());
+            }
+        }
+    }
+
+    /// Sends a command, or holds it while no page is attached and one may still attach
+    /// (connecting, re-attaching after a reconnect): held, it waits for the attach within
+    /// its own deadline instead of failing at once.
+    fn send_command(&mut self, command: HeldCommand) {
+        let HeldCommand {
+            deadline,
+            frame_id,
+            method,
+            params,
+            mut updates,
+        } = command;
+        // A float-to-integer `as` saturates (NaN is zero): never a panic.
+        let left = Duration::from_micros(((deadline - self.now).max(0.0) * 1e6) as u64);
+        match self.sup.command(
+            self.now,
+            frame_id.as_deref(),
+            &method,
+            params.as_deref(),
+            left,
+        ) {
+            Ok(id) => {
+                self.commands.insert(id.0, updates);
+            }
+            Err(CommandError::NotAttached)
+                if !self.gave_up && self.stopping.is_none() && deadline > self.now =>
+            {
+                self.held.push(HeldCommand {
+                    deadline,
+                    frame_id,
+                    method,
+                    params,
+                    updates,
+                });
+            }
+            Err(e) => updates(CommandUpdate::Finished(Err(e))),
+        }
+    }
+
+    /// Whether the page is attached: `live`, or `blocked` (then `recover` releases it).
+    fn is_attached(&self) -> bool {
+        self.page
+            .as_ref()
+            .is_some_and(|p| matches!(p.state, PageState::Live | PageState::Blocked))
+    }
+
+    /// The page attached: held commands go out, waiters are answered.
+    fn attached(&mut self) {
+        for waiter in std::mem::take(&mut self.attach_waiters) {
+            (waiter.reply)(Ok(()));
+        }
+        for command in std::mem::take(&mut self.held) {
+            self.send_command(command);
+        }
+    }
+
+    /// Held commands and attach waiters whose deadline passed fail, saying what did not
+    /// happen.
+    fn expire(&mut self, now: f64) {
+        let (late, held) = std::mem::take(&mut self.held)
+            .into_iter()
+            .partition(|h| h.deadline <= now);
+        self.held = held;
+        for mut command in late {
+            (command.updates)(CommandUpdate::Finished(Err(CommandError::NotAttached)));
+        }
+        let (late, waiting): (Vec<_>, _) = std::mem::take(&mut self.attach_waiters)
+            .into_iter()
+            .partition(|w| w.deadline <= now);
+        self.attach_waiters = waiting;
+        for waiter in late {
+            let error = ClientError::NotLive {
+                after: waiter.timeout,
+                why: self.why_not_attached(),
+            };
+            (waiter.reply)(Err(error));
+        }
+    }
+
+    /// Why the page is not attached, and what to do.
+    fn why_not_attached(&self) -> String {
+        if !self.connected {
+            return "the WebSocket to the browser is not open (it is reconnecting)".into();
+        }
+        match &self.page {
+            None => "no page target to attach to: open a tab in the browser, or check Config::target_id".into(),
+            Some(p) => match p.state {
+                PageState::Attaching => format!("page {} is still attaching: Page.enable got no reply (a dialog left open by an earlier client blocks it; call recover())", p.target_id),
+                PageState::Crashed => format!("page {} crashed; call recover()", p.target_id),
+                PageState::Detached => format!("page {} is gone (its tab was closed)", p.target_id),
+                PageState::Live | PageState::Blocked => "it attached just now".into(),
+            },
+        }
+    }
+
+    /// Nothing will attach any more: held commands and waiters fail.
+    fn release_all(&mut self) {
+        for mut command in std::mem::take(&mut self.held) {
+            (command.updates)(CommandUpdate::Finished(Err(CommandError::NotAttached)));
+        }
+        for waiter in std::mem::take(&mut self.attach_waiters) {
+            (waiter.reply)(Err(ClientError::Closed));
+        }
+    }
+
+    fn broadcast(&mut self, event: ClientEvent) {
+        self.subscribers.retain_mut(|s| s(event.clone()));
+    }
+
+    /// Routes every queued event of the core.
+    fn dispatch(&mut self) {
+        self.route_events();
+        if self.is_attached() && !(self.held.is_empty() && self.attach_waiters.is_empty()) {
+            self.attached();
+            self.route_events();
+        }
+    }
+
+    fn route_events(&mut self) {
+        while let Some(event) = self.sup.poll_event() {
+            match &event {
+                Event::CommandBlocked { id, dialog_id } => {
+                    if let Some(updates) = self.commands.get_mut(&id.0) {
+                        updates(CommandUpdate::Blocked {
+                            dialog_id: dialog_id.clone(),
+                        });
+                    }
+                }
+                Event::CommandFinished { id, outcome } => {
+                    if let Some(mut updates) = self.commands.remove(&id.0) {
+                        updates(CommandUpdate::Finished(outcome.clone()));
+                    }
+                }
+                Event::DialogAnswered { id, outcome } => {
+                    if let Some(reply) = self.dialogs.remove(&id.0) {
+                        reply(outcome.clone());
+                    }
+                    self.settled(id.0, outcome.clone());
+                }
+                Event::Warning { message } => debug(&format!("warning: {message}")),
+                Event::Diff(Diff::Page { page }) => self.page = page.clone(),
+                Event::Diff(_) => {}
+            }
+            self.broadcast(ClientEvent::Event(event));
+        }
+    }
+
+    fn settled(&mut self, id: u64, outcome: DialogOutcome) {
+        let Some(i) = self.settles.iter().position(|g| g.waiting.contains(&id)) else {
+            return;
+        };
+        let group = &mut self.settles[i]; // found just above
+        group.waiting.retain(|w| *w != id);
+        group.outcomes.push(outcome);
+        if group.waiting.is_empty() {
+            let mut group = self.settles.remove(i);
+            if let Some(reply) = group.reply.take() {
+                reply(std::mem::take(&mut group.outcomes));
+            }
+        }
+    }
+}
+
+/// Logs to stderr when `CDP_SUPERVISE_DEBUG` is set (the transports' debug level).
+fn debug(message: &str) {
+    if std::env::var_os("CDP_SUPERVISE_DEBUG").is_some() {
+        eprintln!("cdp-supervisor: {message}");
+    }
+}
+
+fn log_io(result: std::io::Result<()>) {
+    if let Err(e) = result {
+        eprintln!("cdp-supervisor: writing the trace failed: {e}");
+    }
+}

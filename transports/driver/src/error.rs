@@ -1,0 +1,64 @@
+//! The transports' error type.
+
+use std::time::Duration;
+
+use cdp_supervisor::{CommandError, DialogError};
+
+use crate::endpoint::EndpointError;
+
+/// Why a client call failed.
+///
+/// ```
+/// use cdp_supervisor_driver::ClientError;
+/// let e = ClientError::Closed;
+/// assert!(e.to_string().contains("connect again"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The endpoint could not be resolved to a WebSocket URL.
+    #[error(transparent)]
+    Endpoint(#[from] EndpointError),
+    /// The WebSocket could not be opened.
+    #[error("cannot open the WebSocket to {url}: {error}; check that the browser runs with --remote-debugging-port and the URL is current")]
+    Connect {
+        /// The WebSocket URL.
+        url: String,
+        /// Why.
+        error: String,
+    },
+    /// No browser could be launched (the launcher's error, `cdp-supervisor-chromium`).
+    #[error(transparent)]
+    Launch(Box<dyn std::error::Error + Send + Sync + 'static>),
+    /// The trace file could not be created.
+    #[error("cannot record the trace: {0}")]
+    Record(#[source] std::io::Error),
+    /// The dialog bridge's random secret could not be made.
+    #[error("cannot make the dialog bridge's secret token: {0}; make /dev/urandom readable or set Config::bridge_token yourself")]
+    BridgeToken(#[source] std::io::Error),
+    /// The command failed (the core's error, with what to do).
+    #[error(transparent)]
+    Command(#[from] CommandError),
+    /// The dialog could not be answered.
+    #[error(transparent)]
+    Dialog(#[from] DialogError),
+    /// The run loop has ended: stopped, or the browser could not be reached again.
+    #[error("the supervisor's connection is closed (stopped, or the browser was unreachable after repeated reconnects); connect again")]
+    Closed,
+    /// `connect` or `launch`: the page was not attached within
+    /// [`Options::connect_timeout`](crate::Options::connect_timeout).
+    #[error("the page did not become live within {after:?}: {why}")]
+    NotLive {
+        /// How long it waited.
+        after: Duration,
+        /// What did not happen, and what to do.
+        why: String,
+    },
+    /// A wait ran out.
+    #[error("timed out after {after:?} waiting for {what}")]
+    Timeout {
+        /// What was waited for.
+        what: String,
+        /// How long.
+        after: Duration,
+    },
+}

@@ -1,0 +1,636 @@
+//! The run loop's decisions, sans-IO: what to write, what to wait for and until when,
+//! when to reconnect, when to close and exit. A transport feeds [`LoopDriver`] what
+//! happened and does what [`LoopDriver::poll_action`] says, nothing more.
+//!
+//! Time is monotonic seconds since the transport started ([`Clock::now`](crate::Clock)).
+//! Every deadline (the core's timers, the reconnect schedule) runs on it, so a step of
+//! the wall clock changes none of them. The core is given `wall_at_start + now`: times
+//! in snapshots still read as UNIX seconds.
+
+use std::time::Duration;
+
+use crate::backoff::Backoff;
+use crate::driver::{Driver, Options, Request, Subscriber};
+use crate::ClientError;
+
+/// What the transport does next. After doing it (and feeding the driver what happened),
+/// it asks [`LoopDriver::poll_action`] again.
+///
+/// ```
+/// use cdp_supervisor_driver::{Action, LoopDriver, Options};
+/// let mut run = LoopDriver::new(&Options::default(), 0.0)?;
+/// run.connected(0.0, "ws://h:1/devtools/browser/b");
+/// assert!(matches!(run.poll_action(0.0), Action::Write(_)));
+/// run.connection_lost(0.1, "reset".into());
+/// assert_eq!(run.poll_action(0.1), Action::Sleep { timeout: std::time::Duration::from_millis(500) });
+/// assert_eq!(run.poll_action(0.6), Action::Connect);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Send this text frame. On a write error call [`LoopDriver::connection_lost`].
+    Write(String),
+    /// Wait for whichever comes first: a frame from the socket
+    /// ([`LoopDriver::message`]; a close or error is [`LoopDriver::connection_lost`]),
+    /// a caller's request ([`LoopDriver::request`]), or `timeout` passing (`None`: no
+    /// deadline). A transport that cannot wait on its request channel and the socket at
+    /// once may wake sooner to look at its requests.
+    Read {
+        /// How long at most.
+        timeout: Option<Duration>,
+    },
+    /// There is no socket: wait for a request or `timeout` passing, then ask again.
+    Sleep {
+        /// How long at most.
+        timeout: Duration,
+    },
+    /// Open the socket to the endpoint (resolving it again), then call
+    /// [`LoopDriver::connected`] or [`LoopDriver::connect_failed`].
+    Connect,
+    /// A planned stop is ready: close the socket (the browser detaches), then call
+    /// [`LoopDriver::closed`].
+    Close,
+    /// The loop is over: end the thread or task.
+    Exit,
+}
+
+/// Where the socket stands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Link {
+    /// Not opened yet.
+    New,
+    Open,
+    /// Lost; the next attempt is due at `retry_at` (monotonic seconds).
+    Down {
+        retry_at: f64,
+    },
+    /// Closing for a planned stop.
+    Closing,
+    Ended,
+}
+
+/// The run loop of a transport, sans-IO. See the [crate docs](crate) for the loop.
+///
+/// ```
+/// use cdp_supervisor_driver::{Action, LoopDriver, Options, Request};
+/// use std::time::Duration;
+/// let mut run = LoopDriver::new(&Options::default(), 1_700_000_000.0)?;
+/// run.connected(0.0, "ws://127.0.0.1:1/devtools/browser/b");
+/// // The core attaches: the first thing to do is to write its first command.
+/// assert!(matches!(run.poll_action(0.0), Action::Write(text) if text.contains("Target.getTargets")));
+/// run.request(0.1, Request::Stop(Box::new(|()| {})));
+/// assert_eq!(run.poll_action(0.1), Action::Close);
+/// run.closed(0.2);
+/// assert_eq!(run.poll_action(0.2), Action::Exit);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct LoopDriver {
+    driver: Driver,
+    wall_at_start: f64,
+    reconnect: bool,
+    link: Link,
+    backoff: Backoff,
+    requests_closed: bool,
+}
+
+impl LoopDriver {
+    /// A loop for a fresh supervisor with `options` (the trace file is created here).
+    /// `wall_at_start` is the UNIX time at monotonic `0.0` ([`Clock::wall_at_start`](crate::Clock::wall_at_start)).
+    pub fn new(options: &Options, wall_at_start: f64) -> std::io::Result<LoopDriver> {
+        Ok(LoopDriver {
+            driver: Driver::new(options)?,
+            wall_at_start,
+            reconnect: options.reconnect,
+            link: Link::New,
+            backoff: Backoff::new(),
+            requests_closed: false,
+        })
+    }
+
+    /// [`LoopDriver::new`] for a transport's client: gives the dialog bridge a random
+    /// secret when it is on and has none ([`crate::token::fill_bridge_token`]), creates
+    /// the trace file (the errors say which failed), and registers the client's first
+    /// subscriber, if any, before the first message.
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::{LoopDriver, Options};
+    /// let run = LoopDriver::for_client(Options::default(), 1_700_000_000.0, None)?;
+    /// assert_eq!(run.core_time(1.0), 1_700_000_001.0);
+    /// # Ok::<(), cdp_supervisor_driver::ClientError>(())
+    /// ```
+    pub fn for_client(
+        mut options: Options,
+        wall_at_start: f64,
+        subscriber: Option<Subscriber>,
+    ) -> Result<LoopDriver, ClientError> {
+        crate::token::fill_bridge_token(&mut options.config).map_err(ClientError::BridgeToken)?;
+        let mut run = LoopDriver::new(&options, wall_at_start).map_err(ClientError::Record)?;
+        if let Some(subscriber) = subscriber {
+            run.add_subscriber(subscriber);
+        }
+        Ok(run)
+    }
+
+    /// The supervisor, for reading.
+    ///
+    /// ```
+    /// let run = cdp_supervisor_driver::LoopDriver::new(&Default::default(), 0.0)?;
+    /// assert!(run.supervisor().snapshot().page.is_none());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn supervisor(&self) -> &cdp_supervisor::Supervisor {
+        self.driver.supervisor()
+    }
+
+    /// Adds a subscriber that gets every event from now on (no initial snapshot): for the
+    /// first subscriber, registered before connecting.
+    pub fn add_subscriber(&mut self, subscriber: Subscriber) {
+        self.driver.add_subscriber(subscriber);
+    }
+
+    /// The time the core is given for monotonic `now`: UNIX-like, yet monotonic.
+    pub fn core_time(&self, now: f64) -> f64 {
+        self.wall_at_start + now
+    }
+
+    /// The socket to `url` is open (the first time, or again after [`Action::Connect`]).
+    pub fn connected(&mut self, now: f64, url: &str) {
+        let reconnected = self.link != Link::New;
+        self.link = Link::Open;
+        self.backoff.reset();
+        self.driver.connected(self.core_time(now), url, reconnected);
+    }
+
+    /// A text frame from the browser.
+    pub fn message(&mut self, now: f64, text: &str) {
+        self.driver.message(self.core_time(now), text);
+    }
+
+    /// A caller's request.
+    pub fn request(&mut self, now: f64, request: Request) {
+        self.driver.request(self.core_time(now), request);
+    }
+
+    /// Every client handle is gone: stop as planned (once).
+    pub fn requests_closed(&mut self, now: f64) {
+        if !self.requests_closed {
+            self.requests_closed = true;
+            self.driver.begin_stop(self.core_time(now));
+        }
+    }
+
+    /// Whether [`LoopDriver::requests_closed`] was called: stop waiting on requests.
+    pub fn is_requests_closed(&self) -> bool {
+        self.requests_closed
+    }
+
+    /// The socket failed or the browser closed it (`error` says how).
+    pub fn connection_lost(&mut self, now: f64, error: String) {
+        if self.link != Link::Open {
+            return;
+        }
+        let t = self.core_time(now);
+        self.link = if self.driver.connection_lost(t, error, self.reconnect) {
+            Link::Down {
+                retry_at: now + self.backoff.next_delay().unwrap_or_default().as_secs_f64(),
+            }
+        } else {
+            Link::Ended
+        };
+    }
+
+    /// The outcome of an [`Action::Connect`] attempt: the WebSocket URL it opened
+    /// ([`LoopDriver::connected`]) or why it failed ([`LoopDriver::connect_failed`]).
+    pub fn connect_outcome(&mut self, now: f64, outcome: Result<String, impl std::fmt::Display>) {
+        match outcome {
+            Ok(url) => self.connected(now, &url),
+            Err(e) => self.connect_failed(now, e.to_string()),
+        }
+    }
+
+    /// An [`Action::Connect`] attempt failed with `error`.
+    pub fn connect_failed(&mut self, now: f64, error: String) {
+        self.backoff.failed();
+        self.link = match self.backoff.next_delay() {
+            Some(delay) => Link::Down {
+                retry_at: now + delay.as_secs_f64(),
+            },
+            None => {
+                self.driver.gave_up(format!(
+                    "{} reconnect attempts failed; last: {error}",
+                    self.backoff.failures()
+                ));
+                Link::Ended
+            }
+        };
+    }
+
+    /// The socket was closed after [`Action::Close`]: callers waiting on the stop are
+    /// answered.
+    pub fn closed(&mut self, now: f64) {
+        self.driver.finish_stop(self.core_time(now));
+        self.link = Link::Ended;
+    }
+
+    /// What to do next, at monotonic time `now`. Fires the core's due timers first.
+    pub fn poll_action(&mut self, now: f64) -> Action {
+        let t = self.core_time(now);
+        match self.link {
+            Link::Ended => return Action::Exit,
+            Link::Closing => return Action::Close,
+            Link::New | Link::Open | Link::Down { .. } => {}
+        }
+        if self.driver.stop_ready(t) {
+            if self.link != Link::Open {
+                self.closed(now);
+                return Action::Exit;
+            }
+            // Whatever the core queued last (dialog answers) goes out before the close.
+            if let Some(text) = self.driver.poll_transmit() {
+                return Action::Write(text);
+            }
+            self.link = Link::Closing;
+            return Action::Close;
+        }
+        self.driver.timeout(t);
+        match self.link {
+            Link::Down { retry_at } if now >= retry_at => Action::Connect,
+            Link::Down { retry_at } => Action::Sleep {
+                timeout: wait_between(now, retry_at).unwrap_or(Duration::ZERO),
+            },
+            _ => match self.driver.poll_transmit() {
+                Some(text) => Action::Write(text),
+                None => Action::Read {
+                    timeout: self
+                        .driver
+                        .next_deadline()
+                        .and_then(|deadline| wait_between(t, deadline)),
+                },
+            },
+        }
+    }
+}
+
+/// Waits longer than this (about 31 years) are no deadline at all.
+const FOREVER_S: f64 = 1e9;
+
+/// How long from `now` until `deadline`, to the microsecond: zero when it has passed,
+/// `None` when it is too far (or not a number) to wait for. Integer arithmetic only, so
+/// no input can make it panic.
+fn wait_between(now: f64, deadline: f64) -> Option<Duration> {
+    let left = deadline - now;
+    if left.is_nan() || left >= FOREVER_S {
+        return None;
+    }
+    // In range: a float-to-integer `as` saturates, it never panics.
+    Some(Duration::from_micros((left.max(0.0) * 1e6) as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use cdp_supervisor::{CommandError, PageState};
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::driver::{ClientEvent, CommandUpdate};
+
+    const WALL: f64 = 1_700_000_000.0;
+
+    /// A loop on a simulated clock, with a scripted browser.
+    struct Sim {
+        run: LoopDriver,
+        now: f64,
+        events: mpsc::Receiver<ClientEvent>,
+    }
+
+    impl Sim {
+        fn new(options: Options) -> Sim {
+            let mut run = LoopDriver::new(&options, WALL).unwrap();
+            let (tx, events) = mpsc::channel();
+            run.add_subscriber(Box::new(move |e| tx.send(e).is_ok()));
+            Sim {
+                run,
+                now: 0.0,
+                events,
+            }
+        }
+
+        fn action(&mut self) -> Action {
+            self.run.poll_action(self.now)
+        }
+
+        /// Writes until the loop waits; answers nothing. Returns what was written.
+        fn written(&mut self) -> Vec<Value> {
+            let mut out = Vec::new();
+            while let Action::Write(text) = self.action() {
+                out.push(serde_json::from_str(&text).unwrap());
+            }
+            out
+        }
+
+        /// Connects and attaches a page with no frames to speak of.
+        fn attached(options: Options) -> Sim {
+            let mut sim = Sim::new(options);
+            sim.run.connected(0.0, "ws://h:1/devtools/browser/b");
+            sim.attach();
+            sim
+        }
+
+        /// Answers the attach sequence until the page is live.
+        fn attach(&mut self) {
+            for _ in 0..10 {
+                for cmd in self.written() {
+                    let id = &cmd["id"];
+                    let reply = match cmd["method"].as_str().unwrap() {
+                        "Target.getTargets" => json!({"id": id, "result": {"targetInfos": [
+                            {"targetId": "T", "type": "page", "url": "about:blank", "title": "", "attached": false}]}}),
+                        "Target.attachToTarget" => json!({"id": id, "result": {"sessionId": "S"}}),
+                        "Page.getFrameTree" => {
+                            json!({"id": id, "sessionId": "S", "result": {"frameTree": {"frame":
+                            {"id": "T", "url": "about:blank", "securityOrigin": "null", "loaderId": "L", "mimeType": "text/html"}}}})
+                        }
+                        _ => json!({"id": id, "sessionId": cmd["sessionId"], "result": {}}),
+                    };
+                    self.run.message(self.now, &reply.to_string());
+                }
+                if self.state() == Some(PageState::Live) {
+                    return;
+                }
+            }
+            panic!("the page never got live");
+        }
+
+        fn state(&self) -> Option<PageState> {
+            self.run.supervisor().snapshot().page.map(|p| p.state)
+        }
+
+        fn command(&mut self, timeout: Duration) -> mpsc::Receiver<CommandUpdate> {
+            let (tx, rx) = mpsc::channel();
+            let updates = Box::new(move |u| {
+                let _ = tx.send(u);
+            });
+            let request = Request::command(
+                None,
+                "Runtime.evaluate",
+                json!({"expression": "1"}),
+                timeout,
+                updates,
+            );
+            self.run.request(self.now, request);
+            rx
+        }
+
+        fn read_timeout(&mut self) -> Option<Duration> {
+            self.written();
+            match self.action() {
+                Action::Read { timeout } => timeout,
+                other => panic!("expected Read, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_wall_clock_jump_changes_no_deadline() {
+        let mut sim = Sim::attached(Options::default());
+        let updates = sim.command(Duration::from_secs(10));
+        sim.now = 1.0;
+        let before = sim.read_timeout().unwrap();
+        assert!((before.as_secs_f64() - 9.0).abs() < 1e-6, "{before:?}");
+        // The wall clock jumps ahead 600 s (NTP step, resume from suspend): the
+        // transport's monotonic clock does not, so the loop sees the same time...
+        let wall_jumped = WALL + 600.0;
+        assert_ne!(sim.run.core_time(sim.now), wall_jumped + sim.now);
+        // ...and the same deadline, the command still in flight.
+        assert_eq!(sim.read_timeout(), Some(before));
+        assert!(updates.try_recv().is_err(), "no timeout fired");
+        // It fires when its own 10 s are up.
+        sim.now = 10.0;
+        sim.written();
+        match updates.try_recv() {
+            Ok(CommandUpdate::Finished(Err(CommandError::Timeout { .. }))) => {}
+            other => panic!("expected a timeout, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn snapshot_times_read_as_unix_time() {
+        let sim = Sim::attached(Options::default());
+        assert_eq!(sim.run.core_time(2.5), WALL + 2.5);
+    }
+
+    #[test]
+    fn read_waits_for_the_next_deadline_or_forever() {
+        let mut sim = Sim::attached(Options::default());
+        // An attached page with nothing in flight: no deadline of the core's own, or one
+        // in the future.
+        let idle = sim.read_timeout();
+        assert!(idle.is_none_or(|d| d > Duration::ZERO));
+        let _updates = sim.command(Duration::from_secs(3));
+        assert_eq!(sim.read_timeout(), Some(Duration::from_secs(3)));
+        sim.now = 2.0;
+        let left = sim.read_timeout().unwrap();
+        assert!((left.as_secs_f64() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn deadline_conversion_never_panics() {
+        assert_eq!(wait_between(5.0, 1.0), Some(Duration::ZERO));
+        assert_eq!(wait_between(0.0, f64::NAN), None);
+        assert_eq!(wait_between(0.0, f64::INFINITY), None);
+        assert_eq!(wait_between(0.0, 1e300), None);
+        assert_eq!(wait_between(f64::NEG_INFINITY, 0.0), None);
+        assert_eq!(wait_between(0.0, 1.5), Some(Duration::from_millis(1500)));
+    }
+
+    #[test]
+    fn lost_connection_reconnects_on_the_backoff_schedule_then_gives_up() {
+        let mut sim = Sim::attached(Options::default());
+        let updates = sim.command(Duration::from_secs(30));
+        sim.written();
+        sim.now = 1.0;
+        sim.run.connection_lost(sim.now, "reset".into());
+        assert!(matches!(
+            updates.try_recv(),
+            Ok(CommandUpdate::Finished(Err(
+                CommandError::Disconnected { .. }
+            )))
+        ));
+        // 0.5 s, then 1, 2, 4, 8 after each failure; the fifth failure gives up.
+        let mut attempts = Vec::new();
+        loop {
+            match sim.action() {
+                Action::Sleep { timeout } => sim.now += timeout.as_secs_f64(),
+                Action::Connect => {
+                    attempts.push(sim.now);
+                    sim.run.connect_failed(sim.now, "refused".into());
+                }
+                Action::Exit => break,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        let gaps: Vec<f64> = std::iter::once(1.0)
+            .chain(attempts.iter().copied())
+            .collect::<Vec<_>>()
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .collect();
+        assert_eq!(gaps, [0.5, 1.0, 2.0, 4.0, 8.0]);
+        let events: Vec<ClientEvent> = sim.events.try_iter().collect();
+        assert!(events
+            .iter()
+            .any(|e| matches!(e, ClientEvent::ConnectionLost { error } if error == "reset")));
+        assert!(events
+            .iter()
+            .any(|e| matches!(e, ClientEvent::GaveUp { error }
+            if error.contains("5 reconnect attempts failed; last: refused"))));
+    }
+
+    #[test]
+    fn a_reconnect_attaches_again_and_says_so() {
+        let mut sim = Sim::attached(Options::default());
+        sim.run.connection_lost(0.0, "reset".into());
+        sim.now = 0.5;
+        assert_eq!(sim.action(), Action::Connect);
+        sim.run.connected(sim.now, "ws://h:1/devtools/browser/b");
+        sim.attach();
+        let reconnected = sim
+            .events
+            .try_iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    ClientEvent::Connected {
+                        reconnected: true,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(reconnected, 1);
+    }
+
+    #[test]
+    fn without_reconnect_a_lost_connection_ends_the_loop() {
+        let mut sim = Sim::attached(Options {
+            reconnect: false,
+            ..Options::default()
+        });
+        sim.run.connection_lost(0.0, "reset".into());
+        assert_eq!(sim.action(), Action::Exit);
+        assert!(sim.events.try_iter().any(
+            |e| matches!(e, ClientEvent::GaveUp { error } if error.contains("reconnect is off"))
+        ));
+    }
+
+    #[test]
+    fn stop_closes_once_the_core_is_ready_and_answers_the_caller() {
+        let mut sim = Sim::attached(Options::default());
+        let (tx, stopped) = mpsc::channel();
+        sim.run.request(
+            0.0,
+            Request::Stop(Box::new(move |()| {
+                let _ = tx.send(());
+            })),
+        );
+        assert_eq!(sim.action(), Action::Close);
+        assert_eq!(sim.action(), Action::Close, "asking again changes nothing");
+        assert!(stopped.try_recv().is_err());
+        sim.run.closed(0.1);
+        assert_eq!(stopped.try_recv(), Ok(()));
+        assert_eq!(sim.action(), Action::Exit);
+    }
+
+    #[test]
+    fn dropped_handles_stop_as_planned_and_a_stop_without_socket_exits() {
+        let mut sim = Sim::attached(Options::default());
+        sim.run.connection_lost(0.0, "reset".into());
+        sim.run.requests_closed(0.1);
+        sim.run.requests_closed(0.2);
+        assert!(sim.run.is_requests_closed());
+        assert_eq!(sim.action(), Action::Exit);
+    }
+    #[test]
+    fn a_command_sent_while_reattaching_waits_for_the_attach() {
+        let mut sim = Sim::attached(Options::default());
+        sim.run.connection_lost(0.0, "reset".into());
+        let updates = sim.command(Duration::from_secs(10));
+        assert!(updates.try_recv().is_err(), "held, not failed at once");
+        sim.now = 0.5;
+        assert_eq!(sim.action(), Action::Connect);
+        sim.run.connected(sim.now, "ws://h:1/devtools/browser/b");
+        sim.attach();
+        // Sent once the page is live (or answered by `attach` already).
+        for cmd in sim.written() {
+            assert_eq!(cmd["method"], "Runtime.evaluate");
+            let reply = json!({"id": cmd["id"], "sessionId": cmd["sessionId"], "result": {}});
+            sim.run.message(sim.now, &reply.to_string());
+        }
+        match updates.try_recv() {
+            Ok(CommandUpdate::Finished(Ok(_))) => {}
+            other => panic!("expected the held command's reply, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_held_command_fails_at_its_own_deadline() {
+        let mut sim = Sim::attached(Options::default());
+        sim.run.connection_lost(0.0, "reset".into());
+        let updates = sim.command(Duration::from_secs(2));
+        sim.now = 0.5;
+        assert_eq!(sim.action(), Action::Connect);
+        sim.run.connect_failed(sim.now, "refused".into());
+        sim.now = 1.9;
+        sim.action();
+        assert!(updates.try_recv().is_err());
+        sim.now = 2.0;
+        sim.action();
+        assert!(matches!(
+            updates.try_recv(),
+            Ok(CommandUpdate::Finished(Err(CommandError::NotAttached)))
+        ));
+    }
+
+    #[test]
+    fn connect_waits_for_the_page_and_says_what_did_not_happen() {
+        let wait = |sim: &mut Sim, secs| {
+            let (tx, rx) = mpsc::channel();
+            let reply = Box::new(move |r| {
+                let _ = tx.send(r);
+            });
+            let timeout = Duration::from_secs(secs);
+            sim.run
+                .request(sim.now, Request::WaitAttached { timeout, reply });
+            rx
+        };
+        // Answered once the page is live.
+        let mut sim = Sim::new(Options::default());
+        sim.run.connected(0.0, "ws://h:1/devtools/browser/b");
+        let live = wait(&mut sim, 5);
+        assert!(live.try_recv().is_err());
+        sim.attach();
+        assert!(matches!(live.try_recv(), Ok(Ok(()))));
+        assert!(
+            matches!(wait(&mut sim, 5).try_recv(), Ok(Ok(()))),
+            "at once when live"
+        );
+        // A browser without a page: the error says so when the time is up.
+        let mut sim = Sim::new(Options::default());
+        sim.run.connected(0.0, "ws://h:1/devtools/browser/b");
+        let none = wait(&mut sim, 5);
+        for cmd in sim.written() {
+            let reply = json!({"id": cmd["id"], "result": {"targetInfos": []}});
+            sim.run.message(0.1, &reply.to_string());
+        }
+        sim.now = 5.0;
+        sim.written();
+        match none.try_recv() {
+            Ok(Err(crate::ClientError::NotLive { why, .. })) => {
+                assert!(why.contains("no page target"), "{why}")
+            }
+            other => panic!("expected NotLive, got {other:?}"),
+        }
+    }
+}

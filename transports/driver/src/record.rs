@@ -1,0 +1,109 @@
+//! Recording every frame in both directions to a trace file: JSON Lines with
+//! `t` in seconds since the recorder started, `dir` and the message exactly as sent.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::value::RawValue;
+
+/// Writes a trace file. Each line is flushed at once so that a trace survives a crash.
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("doc-trace-{}.jsonl", std::process::id()));
+/// let mut recorder = cdp_supervisor_driver::record::Recorder::create(&path)?;
+/// recorder.connect()?;
+/// recorder.outgoing(r#"{"id":1,"method":"Target.getTargets","params":{}}"#)?;
+/// recorder.incoming(r#"{"id":1,"result":{"targetInfos":[]}}"#)?;
+/// recorder.disconnect()?;
+/// assert_eq!(std::fs::read_to_string(&path)?.lines().count(), 4);
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Recorder {
+    out: BufWriter<File>,
+    start: Instant,
+    /// The last `t` written: a trace's times never decrease.
+    last_t: f64,
+}
+
+impl Recorder {
+    /// Creates (truncates) the trace file at `path`.
+    pub fn create(path: &Path) -> io::Result<Recorder> {
+        let file = File::create(path).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot create trace file {}: {e}", path.display()),
+            )
+        })?;
+        Ok(Recorder {
+            out: BufWriter::new(file),
+            start: Instant::now(),
+            last_t: 0.0,
+        })
+    }
+
+    /// A `connect` line: the WebSocket opened.
+    pub fn connect(&mut self) -> io::Result<()> {
+        self.line("connect", None)
+    }
+
+    /// A `disconnect` line: the WebSocket closed.
+    pub fn disconnect(&mut self) -> io::Result<()> {
+        self.line("disconnect", None)
+    }
+
+    /// An `out` line: a message written to the browser.
+    pub fn outgoing(&mut self, json: &str) -> io::Result<()> {
+        self.line("out", Some(json))
+    }
+
+    /// An `in` line: a message read from the browser.
+    pub fn incoming(&mut self, json: &str) -> io::Result<()> {
+        self.line("in", Some(json))
+    }
+
+    fn line(&mut self, dir: &str, msg: Option<&str>) -> io::Result<()> {
+        let t = self.start.elapsed().as_secs_f64().max(self.last_t);
+        self.last_t = t;
+        match msg {
+            // Embedded verbatim, as sent; text that is not JSON (never from Chromium)
+            // is kept as a string so the trace stays parseable.
+            Some(m) if serde_json::from_str::<&RawValue>(m).is_ok() => {
+                writeln!(self.out, "{{\"t\":{t},\"dir\":\"{dir}\",\"msg\":{m}}}")?
+            }
+            Some(m) => writeln!(
+                self.out,
+                "{{\"t\":{t},\"dir\":\"{dir}\",\"msg\":{}}}",
+                serde_json::Value::String(m.to_owned())
+            )?,
+            None => writeln!(self.out, "{{\"t\":{t},\"dir\":\"{dir}\"}}")?,
+        }
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_parseable_lines() {
+        let path = std::env::temp_dir().join(format!("rec-test-{}.jsonl", std::process::id()));
+        {
+            let mut r = Recorder::create(&path).unwrap();
+            r.connect().unwrap();
+            r.outgoing(r#"{"id":1,"method":"Target.getTargets","params":{}}"#)
+                .unwrap();
+            r.incoming(r#"{"id":1,"result":{}}"#).unwrap();
+            r.incoming("not json").unwrap();
+            r.disconnect().unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let trace = cdp_supervisor::replay::Trace::parse(&text).unwrap();
+        assert_eq!(trace.entries.len(), 5);
+    }
+}

@@ -1,0 +1,13 @@
+//! The end-to-end tests' helpers, written once for both transports: a real headless
+//! Chromium (or the missing-browser rule), the demo and bridge sites, the relays and the
+//! dialog-closing proxy, and a recorded client per scenario for each transport.
+#![allow(dead_code, unused_imports)]
+
+pub mod blocking;
+pub mod bridge_site;
+pub mod demo_tree;
+pub mod dialog_proxy;
+pub mod noise_canvas;
+pub mod relay;
+pub mod smol;
+pub mod tls_relay;
