@@ -47,6 +47,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod ax;
 pub mod bridge;
 mod cdp;
 pub mod command;
