@@ -56,6 +56,7 @@ pub mod dialog;
 mod dialog_flow;
 pub mod error;
 pub mod frame;
+pub mod keys;
 pub mod replay;
 pub mod session;
 pub mod snapshot;
