@@ -47,6 +47,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod ax;
 pub mod bridge;
 mod cdp;
 pub mod command;
@@ -55,6 +56,7 @@ pub mod dialog;
 mod dialog_flow;
 pub mod error;
 pub mod frame;
+pub mod keys;
 pub mod replay;
 pub mod session;
 pub mod snapshot;

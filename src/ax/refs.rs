@@ -1,0 +1,139 @@
+//! Refs that stay the same across snapshots.
+//!
+//! A ref names a node an agent may act on. A node seen in the last snapshot (same frame, same
+//! document, same `backend_node_id`) keeps its ref in the next one, so an agent's plan survives
+//! a re-snapshot; a new node gets the next number. Numbers are never reused, so a ref an agent
+//! kept from an older snapshot can never point at a different node: it resolves or it is stale.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What a ref names, as the snapshot's `refs` list shows it.
+///
+/// ```
+/// use cdp_supervisor::ax::AxRef;
+/// let r = AxRef { id: "e5".into(), role: "button".into(), name: "OK".into(), nth: 0,
+///     frame_id: "F".into(), backend_node_id: Some(41) };
+/// assert_eq!(serde_json::to_string(&r)?,
+///     r#"{"ref":"e5","role":"button","name":"OK","nth":0,"frame_id":"F","backend_node_id":41}"#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AxRef {
+    /// `e1`, `e2`, ...
+    #[serde(rename = "ref")]
+    pub id: String,
+    /// The role as the outline shows it.
+    pub role: String,
+    /// The accessible name.
+    pub name: String,
+    /// Index among the snapshot's nodes of the same `(role, name)` in the same frame.
+    pub nth: u32,
+    /// The frame the node lives in.
+    pub frame_id: String,
+    /// The DOM node behind it (absent only for nodes Chromium gives none).
+    pub backend_node_id: Option<i64>,
+}
+
+/// A ref of the last snapshot with the document it was taken in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefEntry {
+    /// The ref as the snapshot listed it.
+    pub target: AxRef,
+    /// The frame's document when the ref was taken (a navigation makes a new one).
+    pub document: String,
+}
+
+type NodeKey = (String, String, i64);
+
+/// The refs of the last snapshot, and the next number to give.
+///
+/// Bounded by the last snapshot's size: a snapshot replaces the table, so refs of nodes
+/// that are gone are dropped (and later reported stale).
+///
+/// ```
+/// use cdp_supervisor::ax::RefTable;
+/// let mut table = RefTable::default();
+/// let first = table.assign("F", "doc-1", Some(7));
+/// table.commit();
+/// assert_eq!(table.assign("F", "doc-1", Some(7)), first, "same node, same ref");
+/// assert_ne!(table.assign("F", "doc-2", Some(7)), first, "a new document is new nodes");
+/// ```
+#[derive(Debug, Default)]
+pub struct RefTable {
+    next: u64,
+    last: HashMap<NodeKey, u64>,
+    building: HashMap<NodeKey, u64>,
+    entries: HashMap<u64, RefEntry>,
+    building_entries: HashMap<u64, RefEntry>,
+}
+
+/// Reads `e12` as 12.
+///
+/// ```
+/// assert_eq!(cdp_supervisor::ax::ref_number("e12"), Some(12));
+/// assert_eq!(cdp_supervisor::ax::ref_number("12"), None);
+/// ```
+pub fn ref_number(reference: &str) -> Option<u64> {
+    reference.strip_prefix('e')?.parse().ok()
+}
+
+impl RefTable {
+    /// The ref number for a node of the snapshot being built: its old one when the last
+    /// snapshot had the same node, else a new one.
+    pub fn assign(&mut self, frame_id: &str, document: &str, backend_node_id: Option<i64>) -> u64 {
+        let Some(backend) = backend_node_id else {
+            return self.fresh();
+        };
+        let key = (frame_id.to_owned(), document.to_owned(), backend);
+        if self.building.contains_key(&key) {
+            // The same node twice in one snapshot (a malformed tree): a second ref.
+            return self.fresh();
+        }
+        let n = match self.last.get(&key) {
+            Some(&n) => n,
+            None => self.fresh(),
+        };
+        self.building.insert(key, n);
+        n
+    }
+
+    fn fresh(&mut self) -> u64 {
+        self.next = self.next.saturating_add(1);
+        self.next
+    }
+
+    /// Records what a ref of the snapshot being built names.
+    pub fn describe(&mut self, number: u64, entry: RefEntry) {
+        self.building_entries.insert(number, entry);
+    }
+
+    /// Ends the snapshot being built: it becomes the table refs resolve against. Only refs
+    /// that were described (shown to the agent) resolve.
+    pub fn commit(&mut self) {
+        self.last = std::mem::take(&mut self.building);
+        self.entries = std::mem::take(&mut self.building_entries);
+    }
+
+    /// Drops the snapshot being built (its build failed): the last one stays.
+    pub fn abandon(&mut self) {
+        self.building.clear();
+        self.building_entries.clear();
+    }
+
+    /// What `e12` named in the last snapshot.
+    pub fn lookup(&self, reference: &str) -> Option<&RefEntry> {
+        self.entries.get(&ref_number(reference)?)
+    }
+
+    /// How many refs the last snapshot gave.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no snapshot gave refs yet.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
