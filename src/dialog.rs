@@ -11,10 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::DialogError;
 use crate::snapshot::{push_ring, ClosedBy, ClosedDialog, PendingDialog, MAX_RECENT_DIALOGS};
 
-/// Pending dialogs at most; beyond it the oldest is given up and recorded `remote`
-/// (SPEC §6.6). Only one native dialog shows per tab (fact 8), so more pending ones are
-/// already stale.
-pub const MAX_PENDING_DIALOGS: usize = 64;
+pub use crate::limits::MAX_PENDING_DIALOGS;
 
 /// What happens when a dialog opens (SPEC §6.1).
 ///

@@ -7,8 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::snapshot::FrameInfo;
 
-/// Default cap on known frames (SPEC §6.6).
-pub const DEFAULT_MAX_FRAMES: usize = 10_000;
+pub use crate::limits::DEFAULT_MAX_FRAMES;
 
 /// One known frame.
 #[derive(Debug, Clone)]

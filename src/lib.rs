@@ -55,6 +55,7 @@ pub mod dialog;
 mod dialog_flow;
 pub mod error;
 pub mod frame;
+pub mod limits;
 pub mod replay;
 pub mod session;
 pub mod snapshot;

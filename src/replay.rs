@@ -174,8 +174,7 @@ pub struct Replayer<'t, 'a> {
     stats: ReplayStats,
 }
 
-/// Timeouts fired between two entries at most; a guard, never reached by a sane state.
-const MAX_TIMEOUTS_PER_STEP: usize = 100_000;
+use crate::limits::MAX_TIMEOUTS_PER_REPLAY_STEP as MAX_TIMEOUTS_PER_STEP;
 
 impl<'t, 'a> Replayer<'t, 'a> {
     /// A replayer at the start of `trace`.

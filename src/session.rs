@@ -6,10 +6,8 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-/// Default cap on tracked sessions (SPEC §6.6).
-pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
-/// Execution contexts remembered per session; the oldest is forgotten beyond it.
-pub(crate) const MAX_CONTEXTS_PER_SESSION: usize = 32;
+pub use crate::limits::DEFAULT_MAX_SESSIONS;
+use crate::limits::MAX_CONTEXTS_PER_SESSION;
 
 /// What a session is attached to (`targetInfo.type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,14 +7,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-/// Listed children of `frame_tree` at most (SPEC §9).
-pub const MAX_LISTED_CHILDREN: usize = 30;
-/// OOPIFs deeper than this are left out of `frame_tree` with their subtree (SPEC §9).
-pub const MAX_LISTED_OOPIF_DEPTH: usize = 2;
-/// Closed dialogs kept in `recent_dialogs` (SPEC §6.6).
-pub const MAX_RECENT_DIALOGS: usize = 20;
-/// Console errors kept (SPEC §5).
-pub const MAX_CONSOLE_ERRORS: usize = 50;
+pub use crate::limits::{
+    MAX_CONSOLE_ERRORS, MAX_LISTED_CHILDREN, MAX_LISTED_OOPIF_DEPTH, MAX_RECENT_DIALOGS,
+};
 
 /// One frame, as diffs describe it.
 ///

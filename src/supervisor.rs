@@ -27,8 +27,7 @@ use crate::snapshot::{
 };
 use crate::wire::{to_raw, CdpError, Envelope, OutgoingCommand};
 
-/// Default cap on commands the embedder may have in flight at once (SPEC §6.6).
-pub const DEFAULT_MAX_COMMANDS_IN_FLIGHT: usize = 1_024;
+pub use crate::limits::DEFAULT_MAX_COMMANDS_IN_FLIGHT;
 
 /// How the supervisor behaves. `Config::default()` is the SPEC's defaults.
 ///
