@@ -1,9 +1,9 @@
-//! The dialog bridge (SPEC §6.5): for remote browsers whose CDP proxy closes native dialogs
+//! The dialog bridge (see [rules](crate::manual::rules), the dialog bridge): for remote browsers whose CDP proxy closes native dialogs
 //! before anyone can answer them.
 //!
 //! A script replaces `alert`, `confirm` and `prompt` with a synchronous XHR to a reserved
 //! host on the page's own scheme; `Fetch` pauses that request on the frame's session
-//! (fact 12), the supervisor turns it into a pending dialog, and the answer is the
+//! (see [chromium_facts](crate::manual::chromium_facts), Fetch interception is per session), the supervisor turns it into a pending dialog, and the answer is the
 //! request's response, which the script turns into the return value.
 //!
 //! This module is the pure part: the script, the `Fetch.enable` patterns, recognizing a

@@ -1,4 +1,4 @@
-//! Console errors (SPEC §5): the text of an uncaught exception or a `console.error` /
+//! Console errors (see [rules](crate::manual::rules), the supervisor's state): the text of an uncaught exception or a `console.error` /
 //! `console.assert` call, bounded in length.
 
 use std::borrow::Cow;

@@ -1,4 +1,4 @@
-//! Recorded traces (SPEC §7): parsing, and replaying one into a supervisor.
+//! Recorded traces (see [rules](crate::manual::rules), recorded traces): parsing, and replaying one into a supervisor.
 //!
 //! A trace is JSON Lines: `{"t": secs, "dir": "in"|"out"|"connect"|"disconnect", "msg": {..}}`.
 //! Replay feeds the `in` messages at their times. The supervisor's own commands get other

@@ -1,4 +1,4 @@
-//! The snapshot of SPEC §9, its diffs, and [`Mirror`], which folds diffs back into a
+//! The snapshot (see [rules](crate::manual::rules), the snapshot), its diffs, and [`Mirror`], which folds diffs back into a
 //! snapshot (what a client does; the property tests check it equals
 //! [`Supervisor::snapshot`](crate::Supervisor::snapshot)).
 
@@ -52,7 +52,7 @@ pub struct TopFrame {
     pub origin: String,
 }
 
-/// The `frame_tree` view of SPEC §9, computed from every known frame.
+/// The `frame_tree` view (see [rules](crate::manual::rules), the snapshot), computed from every known frame.
 ///
 /// ```
 /// use cdp_supervisor::snapshot::FrameTree;
@@ -91,7 +91,7 @@ pub struct PendingDialog {
     pub url: String,
 }
 
-/// Who closed a dialog (SPEC §6.2).
+/// Who closed a dialog (see [rules](crate::manual::rules), closing, and closed_by).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClosedBy {
@@ -161,7 +161,7 @@ impl ConsoleLevel {
     }
 }
 
-/// One console error (SPEC §5).
+/// One console error (see [rules](crate::manual::rules), the supervisor's state).
 ///
 /// ```
 /// use cdp_supervisor::{ConsoleEntry, ConsoleLevel};
@@ -186,7 +186,7 @@ pub struct ConsoleEntry {
     pub at: f64,
 }
 
-/// The supervised page's state (SPEC §9).
+/// The supervised page's state (see [rules](crate::manual::rules), the snapshot).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PageState {
@@ -194,10 +194,10 @@ pub enum PageState {
     Attaching,
     /// Answering.
     Live,
-    /// Attached but not answering (fact 11) or a dialog Chromium can no longer answer
-    /// (fact 15); `recover` releases it.
+    /// Attached but not answering (see [chromium_facts](crate::manual::chromium_facts), a dialog left open wedges the tab) or a dialog Chromium can no longer answer
+    /// (see [chromium_facts](crate::manual::chromium_facts), two dialogs at once can wedge a frame); `recover` releases it.
     Blocked,
-    /// The renderer crashed (fact 13).
+    /// The renderer crashed (see [chromium_facts](crate::manual::chromium_facts), a crash).
     Crashed,
     /// The session is gone (target closed, connection lost).
     Detached,
@@ -217,7 +217,7 @@ pub struct PageInfo {
     pub reason: Option<String>,
 }
 
-/// The whole observable state (SPEC §9).
+/// The whole observable state (see [rules](crate::manual::rules), the snapshot).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     /// Dialogs waiting for an answer, oldest first.
@@ -234,7 +234,7 @@ pub struct Snapshot {
     pub page: Option<PageInfo>,
 }
 
-/// One change to the state (SPEC §9). Serialized with an `op` tag.
+/// One change to the state (see [rules](crate::manual::rules), the snapshot). Serialized with an `op` tag.
 ///
 /// ```
 /// use cdp_supervisor::Diff;

@@ -11,8 +11,7 @@ const TOKEN: &str = "s3cr3t-t0ken";
 
 fn config() -> Config {
     Config {
-        bridge: true,
-        bridge_token: TOKEN.into(),
+        bridge: Some(cdp_supervisor::BridgeConfig::new(TOKEN)),
         ..Config::default()
     }
 }
@@ -114,7 +113,11 @@ fn bridge_request_becomes_a_dialog_answered_on_its_own_session() {
     );
     let id = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, Some("Alice"), None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, Some("Alice")),
+            None,
+        )
         .unwrap();
     h.drain();
     let f = fulfills(&h)[0].clone();
@@ -177,7 +180,9 @@ fn answers_decode_to_the_documented_values() {
             PAGE,
             &bridge_url(TOKEN, kind, "m", "dflt"),
         );
-        h.sup.respond_dialog(h.now, *action, None, None).unwrap();
+        h.sup
+            .respond_dialog(h.now, cdp_supervisor::Answer::new(*action, None), None)
+            .unwrap();
         h.drain();
         let f = fulfills(&h)[i].clone();
         assert_eq!(body_of(&f.json), *body, "{kind}");
@@ -212,7 +217,7 @@ fn forged_request_without_token_gets_an_error_status_and_no_dialog() {
     assert!(h
         .events
         .iter()
-        .any(|e| matches!(e, Event::Warning { message } if message.contains("forge"))));
+        .any(|e| matches!(e, Event::Warning(w) if w.to_string().contains("forge"))));
 }
 
 #[test]
@@ -292,7 +297,11 @@ fn invalid_interception_id_on_an_answer_is_a_remote_close() {
     );
     let id = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None,
+        )
         .unwrap();
     h.drain();
     h.reply_error(id.0, -32602, "Invalid InterceptionId.");
@@ -398,7 +407,7 @@ fn recorded_bridge_requests_without_our_token_are_refused_once_each() {
     let forged = run
         .events
         .iter()
-        .filter(|(_, e)| matches!(e, Event::Warning { message } if message.contains("forge")))
+        .filter(|(_, e)| matches!(e, Event::Warning(w) if w.to_string().contains("forge")))
         .count();
     assert_eq!(
         forged, 3,

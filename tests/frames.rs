@@ -74,7 +74,7 @@ fn no_page_target_is_a_warning_not_a_hang() {
     assert!(h
         .events
         .iter()
-        .any(|e| matches!(e, Event::Warning { message } if message.contains("no page target"))));
+        .any(|e| matches!(e, Event::Warning(w) if w.to_string().contains("no page target"))));
     assert!(h.sup.snapshot().page.is_none());
 }
 

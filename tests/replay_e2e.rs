@@ -254,8 +254,7 @@ fn bridge_config(name: &str) -> Config {
         .recorded_bridge_token()
         .expect("the recording ran the bridge");
     Config {
-        bridge: true,
-        bridge_token: token,
+        bridge: Some(cdp_supervisor::BridgeConfig::new(token)),
         ..Config::default()
     }
 }
@@ -284,8 +283,7 @@ fn bridge_dialogs_in_every_frame_replay_with_the_recorded_token() {
     let forged = run_with(
         "bridge-every-frame",
         Config {
-            bridge: true,
-            bridge_token: "other".into(),
+            bridge: Some(cdp_supervisor::BridgeConfig::new("other")),
             ..Config::default()
         },
     );
@@ -350,8 +348,7 @@ fn every_recording_replays_cleanly() {
         let trace = cdp_supervisor::replay::Trace::parse(&text).unwrap();
         let config = match trace.recorded_bridge_token() {
             Some(token) => Config {
-                bridge: true,
-                bridge_token: token,
+                bridge: Some(cdp_supervisor::BridgeConfig::new(token)),
                 ..Config::default()
             },
             None => Config::default(),

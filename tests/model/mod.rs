@@ -40,8 +40,7 @@ pub const TOKEN: &str = "tok-1";
 /// bridge (SPEC §6.5) on or off.
 pub fn config(bridge: bool) -> Config {
     Config {
-        bridge,
-        bridge_token: TOKEN.into(),
+        bridge: bridge.then(|| cdp_supervisor::BridgeConfig::new(TOKEN)),
         max_frames: 20,
         max_sessions: 8,
         max_commands_in_flight: 8,
@@ -624,7 +623,12 @@ impl Tab {
                     // Fact 7: the close comes before the reply.
                     let f = self.showing.remove(0);
                     let accept = params.get("accept").and_then(Value::as_bool) == Some(true);
-                    before.push(Msg::Plain(dialog_closed(session, &f, accept)));
+                    // Chromium's `userInput` is the text the answer sent.
+                    let text = params
+                        .get("promptText")
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    before.push(Msg::Plain(dialog_closed_with(session, &f, accept, text)));
                     Reply::Result("{}".into())
                 }
             }
@@ -706,7 +710,23 @@ fn origin_of(url: &str) -> &str {
 }
 
 fn dialog_closed(page_session: Option<&str>, frame: &str, result: bool) -> String {
-    let input = if result { "typed" } else { "" };
+    dialog_closed_with(
+        page_session,
+        frame,
+        result,
+        if result { "typed" } else { "" },
+    )
+}
+
+/// A close with this `userInput` (JSON-escaped here).
+fn dialog_closed_with(
+    page_session: Option<&str>,
+    frame: &str,
+    result: bool,
+    input: &str,
+) -> String {
+    let input = serde_json::to_string(input).unwrap_or_default();
+    let input = input.trim_matches('"');
     event(
         page_session,
         "Page.javascriptDialogClosed",
@@ -1218,9 +1238,11 @@ impl Driver {
                     DialogAction::Dismiss
                 };
                 let prompt = text.then_some("typed \"text\"");
-                let result = self
-                    .sup
-                    .respond_dialog(self.now, action, prompt, id.as_deref());
+                let result = self.sup.respond_dialog(
+                    self.now,
+                    cdp_supervisor::Answer::new(action, prompt),
+                    id.as_deref(),
+                );
                 self.log(|| format!("respond_dialog {id:?} -> {result:?}"));
                 if let Ok(id) = result {
                     self.answers.insert(id.0, 0);
@@ -1698,7 +1720,10 @@ impl Driver {
             }
         }
         while let Some(ev) = self.sup.poll_event() {
-            self.log(|| format!("! {ev:?}"));
+            self.log(|| match &ev {
+                Event::Warning(w) => format!("! {ev:?}: {w}"),
+                _ => format!("! {ev:?}"),
+            });
             self.on_event(&ev);
         }
         if !self.bursting {
@@ -1822,6 +1847,7 @@ impl Driver {
         self.waiting.insert(child.to_owned(), kind);
     }
 
+    #[allow(clippy::collapsible_match)] // one arm per event, checks inside
     fn on_event(&mut self, ev: &Event) {
         match ev {
             Event::Diff(diff) => self.on_diff(diff),
@@ -1858,11 +1884,12 @@ impl Driver {
                     *n += 1;
                 }
             }
-            Event::Warning { message } => {
-                if message.contains("session cap") {
+            Event::Warning(w) => {
+                if matches!(w, cdp_supervisor::Warning::SessionCapReached { .. }) {
                     self.cap_warning = true;
                 }
             }
+            _ => {}
         }
     }
 

@@ -35,7 +35,7 @@ pub fn unix_now() -> f64 {
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The supervisor's configuration (policy, timeouts, bounds, the dialog bridge).
-    /// With `bridge` on and an empty `bridge_token`, both transports fill in a random
+    /// With `bridge` on and an empty token, both transports fill in a random
     /// token ([`crate::token::random_token`]); a token of the embedder's own is kept.
     pub config: Config,
     /// Record every frame in both directions to this trace file (SPEC §7).
@@ -359,8 +359,7 @@ impl Driver {
                 reply,
             } => match self.sup.respond_dialog(
                 now,
-                action,
-                prompt_text.as_deref(),
+                cdp_supervisor::Answer::new(action, prompt_text.as_deref()),
                 dialog_id.as_deref(),
             ) {
                 Ok(id) => {
@@ -466,8 +465,8 @@ impl Driver {
                     }
                     self.settled(id.0, outcome.clone());
                 }
-                Event::Warning { message } => debug(&format!("warning: {message}")),
-                Event::Diff(_) => {}
+                Event::Warning(warning) => debug(&format!("warning: {warning}")),
+                _ => {}
             }
             self.broadcast(ClientEvent::Event(event));
         }

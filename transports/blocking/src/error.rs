@@ -52,7 +52,7 @@ impl std::fmt::Display for ClientError {
             ClientError::Record(e) => write!(f, "cannot record the trace: {e}"),
             ClientError::BridgeToken(e) => write!(
                 f,
-                "cannot make the dialog bridge's secret token: {e}; make /dev/urandom readable or set Config::bridge_token yourself"
+                "cannot make the dialog bridge's secret token: {e}; make /dev/urandom readable or set the bridge's token (BridgeConfig::token) yourself"
             ),
             ClientError::Command(e) => e.fmt(f),
             ClientError::Dialog(e) => e.fmt(f),

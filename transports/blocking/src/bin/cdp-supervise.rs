@@ -12,7 +12,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use cdp_supervisor::replay::{Replayer, Trace};
-use cdp_supervisor::{Config, DialogAction, DialogPolicy, Diff, Event, PageState, Supervisor};
+use cdp_supervisor::{
+    BridgeConfig, Config, DialogAction, DialogPolicy, Diff, Event, PageState, Supervisor,
+};
 use cdp_supervisor_blocking::demo::{DemoSite, DEMO_INTERVAL_S};
 use cdp_supervisor_blocking::{Browser, Client, ClientError, ClientEvent, CommandUpdate, Options};
 use serde_json::{json, Value};
@@ -196,7 +198,7 @@ fn error_line(id: &Value, message: &str) -> String {
 fn config(args: &Args) -> Config {
     let mut config = Config {
         policy: args.policy,
-        bridge: args.bridge,
+        bridge: args.bridge.then(BridgeConfig::default),
         ..Config::default()
     };
     if let Some(secs) = args.dialog_timeout {
@@ -214,11 +216,11 @@ fn replay(args: Args) -> Result<(), Failure> {
     let trace = Trace::parse(&text)
         .map_err(|e| runtime(format!("{} is not a trace (SPEC §7): {e}", path.display())))?;
     let mut config = config(&args);
-    if config.bridge {
+    if let Some(bridge) = config.bridge.as_mut() {
         // The recorded bridge requests carry the recording supervisor's secret: replay
         // with it, or they would all be refused as forged.
         match trace.recorded_bridge_token() {
-            Some(token) => config.bridge_token = token,
+            Some(token) => bridge.token = token,
             None => eprintln!(
                 "cdp-supervise: warning: --bridge: {} holds no recorded bridge script, so bridge requests in it replay as forged",
                 path.display()
@@ -231,7 +233,7 @@ fn replay(args: Args) -> Result<(), Failure> {
         while let Some(event) = sup.poll_event() {
             match event {
                 Event::Diff(diff) => emit(&diff_line(&diff)),
-                Event::Warning { message } => eprintln!("cdp-supervise: warning: {message}"),
+                Event::Warning(warning) => eprintln!("cdp-supervise: warning: {warning}"),
                 _ => {}
             }
         }
@@ -283,8 +285,8 @@ fn watch(args: Args) -> Result<(), Failure> {
         for event in events_rx {
             match event {
                 ClientEvent::Event(Event::Diff(diff)) => emit(&diff_line(&diff)),
-                ClientEvent::Event(Event::Warning { message }) => {
-                    eprintln!("cdp-supervise: warning: {message}")
+                ClientEvent::Event(Event::Warning(warning)) => {
+                    eprintln!("cdp-supervise: warning: {warning}")
                 }
                 ClientEvent::Connected { url, reconnected } => eprintln!(
                     "cdp-supervise: {} {url}",

@@ -1,0 +1,173 @@
+//! Flows: multi-step jobs as small state machines.
+//!
+//! A flow (attaching to the tab; next: an evaluate, an accessibility snapshot, an action)
+//! sends commands through the [`Outbox`], consumes their replies and the events it cares
+//! about, and has its own deadline. It never holds `&mut Supervisor`: each call receives a
+//! [`FlowCtx`] that borrows exactly the components a flow may use.
+//!
+//! # Writing a flow
+//!
+//! 1. Give it a [`FlowId`] (a constant for a singleton like [`attach::ATTACH`], or
+//!    [`Flows::next_id`] for one per call) and a variant in [`AnyFlow`].
+//! 2. Send commands with `ctx.out.send(session, method, params,
+//!    Purpose::Flow(FlowTag { flow, step }), timeout)`: `step` is the flow's own number for
+//!    what the command is for. The supervisor hands the reply back to
+//!    [`AnyFlow::on_reply`] with that step, and a command that ends without a reply
+//!    (deadline, session gone, disconnect) to [`AnyFlow::on_failed`].
+//! 3. Events: the supervisor offers every handled event to [`AnyFlow::on_event`] after its
+//!    own rules ran.
+//! 4. Deadline: [`AnyFlow::deadline`] is included in `poll_timeout`; once it is due,
+//!    [`AnyFlow::on_timeout`] runs.
+//! 5. Each of these returns a [`FlowStatus`]; a flow that says [`FlowStatus::Done`] is
+//!    removed (its later replies are dropped quietly).
+
+pub(crate) mod attach;
+
+use std::collections::BTreeMap;
+
+use serde_json::value::RawValue;
+
+use crate::cdp::CdpEvent;
+use crate::command::InFlight;
+use crate::config::Config;
+use crate::dialogs::Dialogs;
+use crate::error::CommandError;
+use crate::outbox::Outbox;
+use crate::tab::Tab;
+use crate::wire::CdpError;
+
+/// A flow's identity; replies to its commands carry it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct FlowId(pub u64);
+
+/// Which flow a command belongs to, and which of its steps: the `Purpose` of a flow's
+/// command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FlowTag {
+    pub flow: FlowId,
+    pub step: u16,
+}
+
+/// What a flow may use. Borrowed per call, so a flow cannot keep any of it.
+pub(crate) struct FlowCtx<'a> {
+    pub out: &'a mut Outbox,
+    pub tab: &'a mut Tab,
+    /// Read-only: a flow may ask whether a dialog is in its way.
+    #[allow(dead_code)] // the attach flow does not need it; evaluate will
+    pub dialogs: &'a Dialogs,
+    pub config: &'a Config,
+    /// The bridge script, when the bridge is on.
+    pub bridge_script: Option<&'a str>,
+}
+
+/// Whether a flow goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FlowStatus {
+    Running,
+    #[allow(dead_code)] // the attach flow runs for the supervisor's life
+    Done,
+}
+
+/// A reply's outcome as flows read it: the `result` (absent: `{}`), or CDP's error.
+pub(crate) type Reply<'a> = Result<Option<&'a RawValue>, CdpError>;
+
+/// Every kind of flow. A match, not a trait object: dispatch stays static and a new flow
+/// is one variant plus its module.
+#[derive(Debug)]
+pub(crate) enum AnyFlow {
+    Attach(attach::AttachFlow),
+}
+
+impl AnyFlow {
+    pub fn on_reply(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        step: u16,
+        cmd: &InFlight,
+        reply: Reply<'_>,
+    ) -> Result<FlowStatus, crate::error::InputError> {
+        match self {
+            AnyFlow::Attach(f) => f.on_reply(ctx, step, cmd, reply),
+        }
+    }
+
+    pub fn on_failed(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        step: u16,
+        cmd: InFlight,
+        error: CommandError,
+    ) -> FlowStatus {
+        match self {
+            AnyFlow::Attach(f) => f.on_failed(ctx, step, cmd, error),
+        }
+    }
+
+    pub fn on_event(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        session: Option<&str>,
+        event: &CdpEvent<'_>,
+    ) -> FlowStatus {
+        match self {
+            AnyFlow::Attach(f) => f.on_event(ctx, session, event),
+        }
+    }
+
+    pub fn deadline(&self) -> Option<f64> {
+        match self {
+            AnyFlow::Attach(f) => f.deadline(),
+        }
+    }
+
+    pub fn on_timeout(&mut self, ctx: &mut FlowCtx<'_>, now: f64) -> FlowStatus {
+        match self {
+            AnyFlow::Attach(f) => f.on_timeout(ctx, now),
+        }
+    }
+}
+
+/// The flows running, by id.
+#[derive(Debug, Default)]
+pub(crate) struct Flows {
+    running: BTreeMap<FlowId, AnyFlow>,
+    last_id: u64,
+}
+
+impl Flows {
+    /// A fresh id for a per-call flow (ids below [`FIRST_DYNAMIC`] are the singletons').
+    #[allow(dead_code)] // for the per-call flows to come
+    pub fn next_id(&mut self) -> FlowId {
+        self.last_id = self.last_id.max(FIRST_DYNAMIC) + 1;
+        FlowId(self.last_id)
+    }
+
+    pub fn start(&mut self, id: FlowId, flow: AnyFlow) {
+        self.running.insert(id, flow);
+    }
+
+    pub fn get_mut(&mut self, id: FlowId) -> Option<&mut AnyFlow> {
+        self.running.get_mut(&id)
+    }
+
+    /// Removes a flow that said it is done.
+    pub fn settle(&mut self, id: FlowId, status: FlowStatus) {
+        if status == FlowStatus::Done {
+            self.running.remove(&id);
+        }
+    }
+
+    pub fn ids(&self) -> Vec<FlowId> {
+        self.running.keys().copied().collect()
+    }
+
+    pub fn next_deadline(&self) -> Option<f64> {
+        self.running
+            .values()
+            .filter_map(AnyFlow::deadline)
+            .reduce(f64::min)
+    }
+}
+
+/// Ids of singleton flows are below this.
+const FIRST_DYNAMIC: u64 = 16;
