@@ -732,3 +732,134 @@ fn planned_stop_gives_up_after_its_grace() {
     h.advance(1.5);
     assert!(h.sup.ready_to_close());
 }
+
+// ---- close attribution: Chromium can close a dialog by itself while an answer is in
+// flight (see the manual's chromium_facts). A close is the answer's doing only when it
+// agrees with it.
+
+/// `auto_accept` sent an accept; Chromium closed the confirm with `result: false`
+/// (a frame committed a navigation). The close is `remote`, the policy's answer ends
+/// quietly: no event beyond the close record, no warning, no wedge.
+#[test]
+fn auto_accept_confirm_closed_with_result_false_is_remote() {
+    let mut h = Harness::attached(Config {
+        policy: DialogPolicy::AutoAccept,
+        ..Config::default()
+    });
+    h.dialog_opening(PAGE, "confirm", "Sure?");
+    let answer = answers_sent(&h)[0].clone();
+    assert!(answer.json.contains(r#""accept":true"#));
+    h.dialog_closed(PAGE, false);
+    h.reply_error(answer.id, -32602, "No dialog is showing");
+    let s = h.snapshot();
+    let r = &s.recent_dialogs[0];
+    assert_eq!((r.closed_by, r.accepted), (ClosedBy::Remote, false));
+    assert!(s.pending_dialogs.is_empty());
+    assert_eq!(s.page.unwrap().state, PageState::Live, "no wedge");
+    assert!(
+        !h.events
+            .iter()
+            .any(|e| matches!(e, Event::DialogAnswered { .. } | Event::Warning(_))),
+        "a policy answer the browser overtook reports nothing more: {:?}",
+        h.events
+    );
+}
+
+/// The agent accepted a prompt with "Bob"; the close says `userInput: "other"`: someone
+/// else closed it. The record is `remote` (accepted, as the close says) and the agent's
+/// answer ends once, with `ClosedByBrowser`, whose text says there is nothing to do.
+#[test]
+fn agent_accept_of_a_prompt_closed_with_other_input_is_remote_and_an_error() {
+    let mut h = attached();
+    h.dialog_opening(PAGE, "prompt", "Name?");
+    let id = h
+        .sup
+        .respond_dialog(h.now, cdp_supervisor::Answer::accept_with("Bob"), None)
+        .unwrap();
+    h.drain();
+    h.event(
+        PS,
+        "Page.javascriptDialogClosed",
+        &format!(r#"{{"frameId":"{PAGE}","result":true,"userInput":"other"}}"#),
+    );
+    let r = h.snapshot().recent_dialogs[0].clone();
+    assert_eq!(
+        (r.closed_by, r.accepted, r.user_input.as_deref()),
+        (ClosedBy::Remote, true, Some("other"))
+    );
+    assert!(answered(&h, id).is_empty(), "the reply is still to come");
+    h.reply(id.0, "{}");
+    let out = answered(&h, id);
+    match out.as_slice() {
+        [Err(
+            e @ DialogError::ClosedByBrowser {
+                dialog_id,
+                result: true,
+                action: DialogAction::Accept,
+            },
+        )] => {
+            assert_eq!(dialog_id, "d-1");
+            let text = e.to_string();
+            assert!(
+                text.contains("the browser closed dialog d-1") && text.contains("nothing to do"),
+                "{text}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // A late "No dialog is showing" for it, or anything else, adds no second outcome.
+    assert!(h
+        .recv_any(&format!(
+            r#"{{"id":{},"error":{{"code":-32602,"message":"No dialog is showing"}}}}"#,
+            id.0
+        ))
+        .is_err());
+    assert_eq!(answered(&h, id).len(), 1);
+}
+
+/// A close that agrees with the answer is the answer's: an accepted prompt with the text
+/// sent (its default when accepted without text) is `agent`.
+#[test]
+fn agreeing_close_is_the_agents() {
+    let mut h = attached();
+    h.dialog_opening(PAGE, "prompt", "Name?");
+    let id = h
+        .sup
+        .respond_dialog(h.now, cdp_supervisor::Answer::accept(), None)
+        .unwrap();
+    h.drain();
+    h.event(
+        PS,
+        "Page.javascriptDialogClosed",
+        &format!(r#"{{"frameId":"{PAGE}","result":true,"userInput":"def"}}"#),
+    );
+    h.reply(id.0, "{}");
+    let out = answered(&h, id);
+    assert!(
+        matches!(out.as_slice(), [Ok(d)] if d.closed_by == ClosedBy::Agent && d.accepted && d.user_input.as_deref() == Some("def")),
+        "{out:?}"
+    );
+}
+
+/// The reply may come first, then a contradicting close: still `remote` and one error.
+#[test]
+fn reply_then_contradicting_close_is_remote_too() {
+    let mut h = attached();
+    h.dialog_opening(PAGE, "confirm", "?");
+    let id = h
+        .sup
+        .respond_dialog(h.now, cdp_supervisor::Answer::dismiss(), None)
+        .unwrap();
+    h.drain();
+    h.reply(id.0, "{}");
+    h.dialog_closed(PAGE, true);
+    assert_eq!(h.snapshot().recent_dialogs[0].closed_by, ClosedBy::Remote);
+    assert!(matches!(
+        answered(&h, id).as_slice(),
+        [Err(DialogError::ClosedByBrowser {
+            result: true,
+            action: DialogAction::Dismiss,
+            ..
+        })]
+    ));
+}
