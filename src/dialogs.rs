@@ -57,7 +57,7 @@ pub(crate) enum DialogSource {
 
 /// A dialog that opened, as the supervisor read it.
 #[derive(Debug)]
-pub(crate) struct NewDialog {
+struct NewDialog {
     pub kind: String,
     pub message: String,
     pub default_prompt: String,
@@ -412,7 +412,7 @@ impl Dialogs {
 
     /// A dialog opened (natively or through the bridge): record it, report the commands it
     /// blocks, and apply the policy.
-    pub fn open(&mut self, out: &mut Outbox, tab: TabView<'_>, new: NewDialog) {
+    fn open(&mut self, out: &mut Outbox, tab: TabView<'_>, new: NewDialog) {
         let now = out.now();
         if self.pending.len() >= MAX_PENDING_DIALOGS {
             if let Some(oldest) = self.pending.first().map(|d| d.id) {
@@ -461,7 +461,7 @@ impl Dialogs {
     /// `Page.javascriptDialogClosed`. The close is the answer's doing only when it agrees
     /// with the answer in flight; otherwise someone else closed it (`remote`), and the
     /// answer will end with [`DialogError::ClosedByBrowser`].
-    pub fn on_closed(
+    fn on_closed(
         &mut self,
         out: &mut Outbox,
         frame_id: Option<&str>,
@@ -660,13 +660,47 @@ impl Dialogs {
         }
     }
 
+    /// The events that are the dialogs' alone: a dialog opening or closing, a bridge
+    /// request paused. Returns whether `event` was one.
+    pub fn on_event(
+        &mut self,
+        out: &mut Outbox,
+        tab: TabView<'_>,
+        bridge_token: Option<&str>,
+        session: &str,
+        event: &cdp::CdpEvent<'_>,
+    ) -> bool {
+        use cdp::CdpEvent as E;
+        match event {
+            E::DialogOpening(ev) => {
+                let frame_id = ev.frame_id.as_deref().or(tab.page_target).unwrap_or("");
+                let new = NewDialog {
+                    kind: ev.kind.to_string(),
+                    message: ev.message.to_string(),
+                    default_prompt: ev.default_prompt.as_deref().unwrap_or("").to_owned(),
+                    frame_id: frame_id.to_owned(),
+                    url: ev.url.to_string(),
+                    source: DialogSource::Native,
+                };
+                self.open(out, tab, new);
+            }
+            E::DialogClosed(ev) => {
+                let (frame, input) = (ev.frame_id.as_deref(), ev.user_input.as_deref());
+                self.on_closed(out, frame, ev.result, input);
+            }
+            E::RequestPaused(ev) => self.on_request_paused(out, tab, bridge_token, session, ev),
+            _ => return false,
+        }
+        true
+    }
+
     // ---- the bridge ------------------------------------------------------------------
 
     /// `Fetch.requestPaused` (only the bridge enables Fetch): a bridge request with the
     /// right token becomes a dialog; a forged one gets an error status and a warning;
     /// anything else continues. Each paused request gets exactly one answer, on its own
     /// session.
-    pub fn on_request_paused(
+    fn on_request_paused(
         &mut self,
         out: &mut Outbox,
         tab: TabView<'_>,
@@ -865,11 +899,7 @@ impl Dialogs {
 }
 
 fn cdp_error(cmd: &InFlight, e: CdpError) -> CommandError {
-    CommandError::Cdp {
-        method: cmd.method.clone(),
-        code: e.code,
-        message: e.message,
-    }
+    e.into_command_error(&cmd.method)
 }
 
 fn answer_failed(id: DialogId, error: CommandError) -> DialogError {

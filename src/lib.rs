@@ -79,12 +79,12 @@ pub use config::{BridgeConfig, Config};
 pub use dialog::{Answer, DialogAction, DialogPolicy};
 pub use error::{CommandError, DialogError, InputError, SessionGoneReason};
 pub use event::{Event, Output, Warning};
+#[doc(hidden)]
+pub use limits::TableSizes;
 pub use limits::{MAX_CONSOLE_TEXT, MAX_PENDING_DIALOGS};
 pub use snapshot::{
     ClosedBy, ClosedDialog, ConsoleEntry, ConsoleLevel, Diff, FrameInfo, FrameTree, Mirror,
     PageInfo, PageState, PendingDialog, Snapshot,
 };
 pub use supervisor::Supervisor;
-#[doc(hidden)]
-pub use supervisor::TableSizes;
 pub use wire::OutgoingCommand;

@@ -37,3 +37,25 @@ pub const DEFAULT_MAX_COMMANDS_IN_FLIGHT: usize = 1_024;
 pub const MAX_CONTEXTS_PER_SESSION: usize = 32;
 /// `handle_timeout` calls one replay step makes at most (a guard against a busy loop).
 pub const MAX_TIMEOUTS_PER_REPLAY_STEP: usize = 100_000;
+
+/// Sizes of the supervisor's tables (see [`Supervisor::table_sizes`](crate::Supervisor::table_sizes)).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TableSizes {
+    /// Known frames.
+    pub frames: usize,
+    /// Tracked sessions.
+    pub sessions: usize,
+    /// Commands in flight (the supervisor's own included).
+    pub commands_in_flight: usize,
+    /// Pending dialogs.
+    pub pending_dialogs: usize,
+    /// Recent dialogs.
+    pub recent_dialogs: usize,
+    /// Console errors.
+    pub console_errors: usize,
+    /// Transmits not yet polled.
+    pub queued_transmits: usize,
+    /// Events not yet polled.
+    pub queued_events: usize,
+}

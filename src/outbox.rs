@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 
 use crate::command::{blocked_by_dialogs, CommandId, CommandsInFlight, InFlight, Purpose};
+use crate::error::CommandError;
 use crate::event::{Event, Warning};
 use crate::wire::OutgoingCommand;
 
@@ -84,6 +85,14 @@ impl Outbox {
     /// Queues an event for the embedder.
     pub fn emit(&mut self, event: Event) {
         self.events.push_back(event);
+    }
+
+    /// The one outcome of the embedder's command `id`.
+    pub fn command_finished(&mut self, id: u64, outcome: Result<String, CommandError>) {
+        self.emit(Event::CommandFinished {
+            id: CommandId(id),
+            outcome,
+        });
     }
 
     /// Queues a [`Warning`].

@@ -11,27 +11,28 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::bridge;
 use crate::cdp::{self, CdpEvent};
 use crate::command::{CommandId, InFlight, Purpose};
 use crate::config::Config;
-use crate::console::{console_level, exception_text};
 use crate::dialog::{Answer, DialogAction, DialogPolicy};
-use crate::dialogs::{DialogSource, Dialogs, NewDialog};
+use crate::dialogs::Dialogs;
 use crate::error::{CommandError, DialogError, InputError, SessionGoneReason};
 use crate::event::{Event, Output, Warning};
 use crate::flow::attach::{AttachFlow, ATTACH};
-use crate::flow::{AnyFlow, FlowCtx, FlowStatus, Flows};
+use crate::flow::{AnyFlow, FlowCtx, FlowResult, FlowStatus, Flows};
 use crate::outbox::Outbox;
 use crate::session::TargetKind;
-use crate::snapshot::{build_frame_tree, ConsoleEntry, ConsoleLevel, FrameInfo, Snapshot};
-use crate::tab::{ContextEvent, Owner, PagePhase, Tab};
-use crate::wire::{to_raw, CdpError, Envelope, OutgoingCommand};
+use crate::snapshot::{build_frame_tree, FrameInfo, Snapshot};
+use crate::tab::{Owner, PagePhase, Tab};
+use crate::wire::{classify_parse_error, to_raw, CdpError, Envelope, OutgoingCommand};
 
+#[doc(hidden)]
+pub use crate::limits::TableSizes;
 pub use crate::limits::DEFAULT_MAX_COMMANDS_IN_FLIGHT;
+pub(crate) use crate::wire::parse;
 
 /// The sans-IO supervisor of one Chromium tab. See the crate docs for the run loop.
 ///
@@ -244,14 +245,7 @@ impl Supervisor {
                 });
             }
         }
-        let session = self.tab.route(frame_id, method)?;
-        if self.tab.sessions.get(&session).is_some_and(|s| s.crashed) {
-            return Err(CommandError::SessionGone {
-                method: method.to_owned(),
-                session_id: session,
-                reason: SessionGoneReason::Crashed,
-            });
-        }
+        let session = self.tab.route_command(frame_id, method)?;
         let limit = self.config.max_commands_in_flight;
         if self.out.commands_in_flight.embedder_count() >= limit {
             return Err(CommandError::TooManyInFlight { limit });
@@ -270,18 +264,7 @@ impl Supervisor {
     /// as [`Event::CommandFinished`].
     pub fn recover(&mut self, now: f64) -> Result<CommandId, CommandError> {
         self.out.advance(now);
-        let page = self.tab.page.as_ref();
-        let (Some(session), Some(url)) = (
-            page.and_then(|p| p.session_id.clone()),
-            page.map(|p| p.url.clone()),
-        ) else {
-            return Err(CommandError::NotAttached);
-        };
-        let url = if url.is_empty() {
-            "about:blank".to_owned()
-        } else {
-            url
-        };
+        let (session, url) = self.tab.recovery_target()?;
         // A page blocked in a bridge dialog cannot navigate until it is answered.
         if let Some(top) = self.tab.page_target().map(str::to_owned) {
             self.give_up_bridge_dialogs_in_subtree(&top);
@@ -382,12 +365,7 @@ impl Supervisor {
             pending_dialogs: self.dialogs.pending().cloned().collect(),
             recent_dialogs: self.dialogs.recent().cloned().collect(),
             frame_tree: build_frame_tree(self.tab.page_target(), frames.map(|f| &f.info)),
-            console_errors: self
-                .tab
-                .console_errors
-                .iter()
-                .map(|e| ConsoleEntry::clone(e))
-                .collect(),
+            console_errors: self.tab.console_entries(),
             page: self
                 .tab
                 .page_info(self.enable_timeout_s(), self.dialogs.wedged()),
@@ -430,27 +408,13 @@ impl Supervisor {
         let Some(cmd) = self.out.commands_in_flight.remove(id) else {
             return Err(InputError::UnknownReply { id });
         };
-        // `Ok(None)`: a reply with neither result nor error, read as an empty result.
-        let outcome: Result<Option<&RawValue>, CdpError> = match (result, error) {
-            (_, Some(e)) => Err(serde_json::from_str(e.get()).unwrap_or(CdpError {
-                code: 0,
-                message: e.get().to_owned(),
-            })),
-            (r, None) => Ok(r),
-        };
+        let outcome = CdpError::reply_outcome(result, error);
         match cmd.purpose {
             Purpose::User => {
                 let outcome = outcome
                     .map(|r| r.map_or("{}", RawValue::get).to_owned())
-                    .map_err(|e| CommandError::Cdp {
-                        method: cmd.method.clone(),
-                        code: e.code,
-                        message: e.message,
-                    });
-                self.out.emit(Event::CommandFinished {
-                    id: CommandId(id),
-                    outcome,
-                });
+                    .map_err(|e| e.into_command_error(&cmd.method));
+                self.out.command_finished(id, outcome);
                 Ok(())
             }
             Purpose::DialogAnswer => {
@@ -474,10 +438,7 @@ impl Supervisor {
     /// Ends a command that got no reply: its owner hears why.
     fn fail_command(&mut self, id: u64, cmd: InFlight, error: CommandError) {
         match cmd.purpose {
-            Purpose::User => self.out.emit(Event::CommandFinished {
-                id: CommandId(id),
-                outcome: Err(error),
-            }),
+            Purpose::User => self.out.command_finished(id, Err(error)),
             Purpose::DialogAnswer => self.dialogs.on_answer_failed(&mut self.out, id, error),
             Purpose::Flow(tag) => {
                 self.with_flow(tag.flow, |flow, ctx| {
@@ -528,15 +489,32 @@ impl Supervisor {
                 }),
             },
         };
-        for id in self.flows.ids() {
-            self.with_flow(id, |flow, ctx| flow.on_event(ctx, session, &event));
-        }
+        let mut ctx = FlowCtx {
+            out: &mut self.out,
+            tab: &mut self.tab,
+            dialogs: &self.dialogs,
+            config: &self.config,
+            bridge_script: self.bridge_script.as_deref(),
+        };
+        self.flows.offer_event(&mut ctx, session, &event);
         result
     }
 
     fn on_session_event(&mut self, session: &str, event: &CdpEvent<'_>) {
         use CdpEvent as E;
-        let out = &mut self.out;
+        // The console, execution contexts and in-document navigations are the tab's alone;
+        // dialogs and bridge requests the dialogs' alone.
+        if self.tab.on_event(&mut self.out, session, event) {
+            return;
+        }
+        let token = self.config.bridge.as_ref().map(|b| b.token.as_str());
+        let view = self.tab.view();
+        if self
+            .dialogs
+            .on_event(&mut self.out, view, token, session, event)
+        {
+            return;
+        }
         match event {
             E::FrameAttached(ev) => {
                 self.on_frame_attached(session, &ev.frame_id, &ev.parent_frame_id)
@@ -545,65 +523,11 @@ impl Supervisor {
                 let (info, own_root) = self.tab.frame_info(session, &ev.frame);
                 self.upsert_frame(session, info, own_root, true);
             }
-            E::NavigatedWithinDocument(ev) => {
-                let id = ev.frame_id.as_ref();
-                self.tab
-                    .change_frame(out, id, |f| f.url = ev.url.to_string(), None);
-                self.tab.note_top_url(id);
-            }
             E::FrameDetached(ev) => {
-                self.on_frame_detached(session, &ev.frame_id, ev.reason.as_deref())
-            }
-            E::DialogOpening(ev) => {
-                let tab = self.tab.view();
-                let frame_id = ev.frame_id.as_deref().or(tab.page_target).unwrap_or("");
-                let new = NewDialog {
-                    kind: ev.kind.to_string(),
-                    message: ev.message.to_string(),
-                    default_prompt: ev.default_prompt.as_deref().unwrap_or("").to_owned(),
-                    frame_id: frame_id.to_owned(),
-                    url: ev.url.to_string(),
-                    source: DialogSource::Native,
-                };
-                self.dialogs.open(out, tab, new);
-            }
-            E::DialogClosed(ev) => {
-                let (frame, input) = (ev.frame_id.as_deref(), ev.user_input.as_deref());
-                self.dialogs.on_closed(out, frame, ev.result, input);
-            }
-            E::ExecutionContextCreated(ev) => {
-                if let Some(frame) = ev
-                    .context
-                    .aux_data
-                    .as_ref()
-                    .and_then(|a| a.frame_id.as_deref())
-                {
-                    self.tab
-                        .on_context_event(session, ContextEvent::Created(ev.context.id, frame));
-                }
-            }
-            E::ExecutionContextDestroyed(ev) => self
-                .tab
-                .on_context_event(session, ContextEvent::Destroyed(ev.execution_context_id)),
-            E::ExecutionContextsCleared => {
-                self.tab.on_context_event(session, ContextEvent::Cleared)
-            }
-            E::ConsoleApiCalled(ev) => {
-                if let (Some(level), Some(text)) = (console_level(ev), ev.text.clone()) {
-                    let context = ev.execution_context_id;
-                    self.tab.record_console(out, session, level, text, context);
-                }
-            }
-            E::ExceptionThrown(ev) => {
-                let text = exception_text(&ev.exception_details);
-                let context = ev.exception_details.execution_context_id;
-                let level = ConsoleLevel::Exception;
-                self.tab.record_console(out, session, level, text, context);
-            }
-            E::RequestPaused(ev) => {
-                let token = self.config.bridge.as_ref().map(|b| b.token.as_str());
-                let tab = self.tab.view();
-                self.dialogs.on_request_paused(out, tab, token, session, ev);
+                let gone = self
+                    .tab
+                    .detached_frames(session, &ev.frame_id, ev.reason.as_deref());
+                self.remove(Removal::Frames(gone));
             }
             E::FrameStartedNavigating(ev) => {
                 // A frame blocked in a bridge dialog's synchronous XHR cannot commit a
@@ -623,13 +547,13 @@ impl Supervisor {
             }
             E::TargetCrashed => self.on_crashed(session),
             E::InspectorDetached(ev) => {
-                out.warn(Warning::SessionDetached {
+                self.out.warn(Warning::SessionDetached {
                     session_id: session.to_owned(),
                     reason: ev.reason.to_string(),
                 });
                 self.on_detached_from_target(session);
             }
-            E::AttachedToTarget(_) | E::DetachedFromTarget(_) => {}
+            _ => {}
         }
     }
 
@@ -642,79 +566,45 @@ impl Supervisor {
         parent: Option<&str>,
         ev: &cdp::AttachedToTarget<'_>,
     ) -> Result<(), InputError> {
-        let child = ev.session_id.as_ref();
-        let waiting = ev.waiting_for_debugger;
         let Some(parent) = parent else {
+            return Ok(()); // the page's own, at browser level: the attach flow's
+        };
+        let tracked = self.with_attach(|flow, ctx| flow.track_child(ctx, parent, ev));
+        let tracked = tracked.unwrap_or(Ok(None))?;
+        let Some(child) = tracked else {
             return Ok(());
         };
-        if self.tab.sessions.contains(child) {
-            return Ok(()); // a repeated event: already set up
-        }
-        if !self.tab.sessions.contains(parent) {
-            // Never leave a frame frozen, even one we cannot place.
-            self.with_attach(|flow, ctx| flow.resume_if_waiting(ctx, child, waiting));
-            return Err(InputError::UnknownSession {
-                method: "Target.attachedToTarget".into(),
-                session_id: parent.to_owned(),
-            });
-        }
-        let kind_name = ev.target_info.kind.as_ref();
-        let over_cap = self.tab.sessions.len() >= self.config.max_sessions;
-        if kind_name == "service_worker" || over_cap {
-            // A service worker is resumed, then detached (staying attached keeps it alive).
-            self.with_attach(|flow, ctx| {
-                flow.resume_if_waiting(ctx, child, waiting);
-                flow.detach_child(ctx, parent, child);
-            });
-            if kind_name != "service_worker" {
-                self.out.warn(Warning::SessionCapReached {
-                    limit: self.config.max_sessions,
-                    kind: kind_name.to_owned(),
-                    target_id: ev.target_info.target_id.to_string(),
-                });
-            }
-            return Ok(());
-        }
-        let target_id = ev.target_info.target_id.as_ref();
-        let kind = TargetKind::from_cdp(kind_name);
-        self.tab.add_session(child, target_id, kind, Some(parent));
-        if kind == TargetKind::Iframe {
+        let iframe = child.kind == TargetKind::Iframe;
+        if iframe {
+            let frame_id = ev.target_info.target_id.as_ref();
             let parent_frame = ev.target_info.parent_frame_id.as_deref();
             let url = ev.target_info.url.as_deref().unwrap_or("");
-            self.frame_became_oopif(target_id, child, parent_frame, url);
-            // Set-up pipelined, then resume last.
-            self.with_attach(|flow, ctx| flow.set_up_child(ctx, child));
+            let room = self.make_room(frame_id);
+            let (out, session) = (&mut self.out, ev.session_id.as_ref());
+            self.tab
+                .frame_became_oopif(out, frame_id, session, parent_frame, url, room);
         }
-        self.with_attach(|flow, ctx| flow.resume_if_waiting(ctx, child, waiting));
+        self.with_attach(|flow, ctx| flow.start_child(ctx, &ev.session_id, iframe, child.waiting));
         Ok(())
     }
 
     /// `Target.detachedFromTarget` (or `Inspector.detached`) for a tracked session.
     fn on_detached_from_target(&mut self, session_id: &str) {
-        let Some(s) = self.tab.sessions.get(session_id) else {
+        if !self.tab.sessions.contains(session_id) {
             return;
-        };
+        }
         if self.tab.page_session() == Some(session_id) {
             self.on_page_gone();
             return;
         }
         // An OOPIF whose session goes while its frame stays went back in-process: keep the
         // frame, owned by the parent's session, and drop what its old document held.
-        if s.kind == TargetKind::Iframe {
-            let frame_id = s.target_id.to_string();
-            let parent = s.parent.clone().unwrap_or_default();
-            let owned_here = self
-                .tab
-                .frames
-                .get(&frame_id)
-                .is_some_and(|f| f.info.session_id.as_deref() == Some(session_id));
-            if owned_here {
-                let old_children = self.tab.frames.descendants(&frame_id);
-                self.remove(Removal::Frames(old_children));
-                let owner = Some(Owner::Parent(&parent));
-                self.tab
-                    .change_frame(&mut self.out, &frame_id, |_| {}, owner);
-            }
+        if let Some((frame_id, parent)) = self.tab.oopif_going_in_process(session_id) {
+            let old_children = self.tab.frames.descendants(&frame_id);
+            self.remove(Removal::Frames(old_children));
+            let owner = Some(Owner::Parent(&parent));
+            self.tab
+                .change_frame(&mut self.out, &frame_id, |_| {}, owner);
         }
         let gone = self.tab.sessions.self_and_descendants(session_id);
         self.remove(Removal::Sessions(gone, SessionGoneReason::Detached));
@@ -735,163 +625,65 @@ impl Supervisor {
     }
 
     fn on_crashed(&mut self, session_id: &str) {
-        let is_page = self.tab.page_session() == Some(session_id);
-        if let Some(s) = self.tab.sessions.get_mut(session_id) {
-            s.crashed = true;
-        }
+        let is_page = self.tab.mark_crashed(session_id);
         // Commands on a crashed session are never answered.
         let sessions = vec![session_id.to_owned()];
         self.fail_on_sessions(&sessions, SessionGoneReason::Crashed);
+        let view = self.tab.view();
         if is_page {
-            self.tab.set_phase(PagePhase::Crashed);
             // Every dialog of the tab is over; a bridge request paused on an OOPIF session
             // whose renderer lives on still gets its one answer.
-            self.dialogs.give_up_all(&mut self.out, self.tab.view());
+            self.dialogs.give_up_all(&mut self.out, view);
         } else {
             let frames = self.tab.frames.owned_by(&sessions);
-            self.dialogs
-                .give_up_of_frames(&mut self.out, self.tab.view(), &frames);
+            self.dialogs.give_up_of_frames(&mut self.out, view, &frames);
         }
     }
 
     // ---- frames ----------------------------------------------------------------------
 
     fn on_frame_attached(&mut self, session: &str, frame_id: &str, parent_id: &str) {
-        if frame_id == parent_id {
-            return;
+        if frame_id != parent_id {
+            let room = self.make_room(frame_id);
+            let out = &mut self.out;
+            self.tab
+                .frame_attached(out, session, frame_id, parent_id, room);
         }
-        if self.tab.frames.get(frame_id).is_some() {
-            let parent = Some(parent_id.to_owned());
-            self.tab.change_frame(
-                &mut self.out,
-                frame_id,
-                |f| f.parent_frame_id = parent,
-                None,
-            );
-            return;
-        }
-        let info = FrameInfo {
-            frame_id: frame_id.to_owned(),
-            parent_frame_id: Some(parent_id.to_owned()),
-            url: String::new(),
-            origin: String::new(),
-            name: String::new(),
-            is_oopif: false,
-            session_id: None,
-        };
-        self.insert_frame(info, session);
     }
 
     /// `frameNavigated` (`navigated` true) or a `getFrameTree` node: add or update the
-    /// frame. A navigation drops the frame's old descendants (Chromium reports no removal
-    /// for them).
+    /// frame. A navigation drops the frame's old descendants first (Chromium reports no
+    /// removal for them) and gives up its bridge dialogs (Chromium sends no close for them).
     fn upsert_frame(&mut self, session: &str, info: FrameInfo, own_root: bool, navigated: bool) {
         let id = info.frame_id.clone();
-        if self.tab.frames.get(&id).is_some() {
-            if navigated {
-                let old_children = self.tab.frames.descendants(&id);
-                self.remove(Removal::Frames(old_children));
-                // Native dialogs get their own close from Chromium; bridge ones do not.
-                self.dialogs.give_up_bridge_of_frames(
-                    &mut self.out,
-                    self.tab.view(),
-                    std::slice::from_ref(&id),
-                );
-            }
-            let owner = own_root.then_some(Owner::Own(session));
-            let change = |f: &mut FrameInfo| {
-                f.url = info.url;
-                f.origin = info.origin;
-                f.name = info.name;
-                if let Some(p) = info.parent_frame_id {
-                    f.parent_frame_id = Some(p);
-                }
-            };
-            self.tab.change_frame(&mut self.out, &id, change, owner);
-        } else {
-            self.insert_frame(info, session);
+        if navigated && self.tab.frames.get(&id).is_some() {
+            let old_children = self.tab.frames.descendants(&id);
+            self.remove(Removal::Frames(old_children));
+            let (out, view) = (&mut self.out, self.tab.view());
+            self.dialogs
+                .give_up_bridge_of_frames(out, view, std::slice::from_ref(&id));
         }
-        if navigated && self.tab.page_target() == Some(id.as_str()) {
-            // A crashed tab that navigates has a new renderer.
-            if self
-                .tab
-                .page
-                .as_ref()
-                .is_some_and(|p| p.phase == PagePhase::Crashed)
-            {
-                self.tab.set_phase(PagePhase::Attached);
-            }
-            if let Some(s) = self.tab.page_session().map(str::to_owned) {
-                if let Some(sess) = self.tab.sessions.get_mut(&s) {
-                    sess.crashed = false;
-                }
-            }
-        }
-        self.tab.note_top_url(&id);
+        let room = self.make_room(&id);
+        let out = &mut self.out;
+        self.tab
+            .upsert_frame(out, session, info, own_root, navigated, room);
     }
 
-    /// An iframe target attached: its frame is now an OOPIF owned by `session`, whether
-    /// or not the `swap` detach came first.
-    fn frame_became_oopif(
-        &mut self,
-        frame_id: &str,
-        session: &str,
-        parent: Option<&str>,
-        url: &str,
-    ) {
-        let parent = parent.filter(|p| *p != frame_id).map(str::to_owned);
+    /// While the frame bound is reached and `frame_id` is new, evicts the oldest-known
+    /// frame other than the top (with its subtree and what goes with it). Whether the
+    /// frame may be added.
+    fn make_room(&mut self, frame_id: &str) -> bool {
         if self.tab.frames.get(frame_id).is_some() {
-            let change = |f: &mut FrameInfo| {
-                if f.parent_frame_id.is_none() {
-                    f.parent_frame_id = parent;
-                }
-            };
-            let owner = Some(Owner::Own(session));
-            self.tab
-                .change_frame(&mut self.out, frame_id, change, owner);
-        } else {
-            let info = FrameInfo {
-                frame_id: frame_id.to_owned(),
-                parent_frame_id: parent,
-                url: url.to_owned(),
-                origin: String::new(),
-                name: String::new(),
-                is_oopif: true,
-                session_id: Some(session.to_owned()),
-            };
-            self.insert_frame(info, session);
+            return true;
         }
-    }
-
-    fn on_frame_detached(&mut self, session: &str, frame_id: &str, reason: Option<&str>) {
-        let Some(frame) = self.tab.frames.get(frame_id) else {
-            return;
-        };
-        let keep = match reason {
-            // The in-process frame became (or stopped being) an OOPIF: keep it.
-            Some("swap") => true,
-            Some(_) => false,
-            // Older builds send no reason: a frame owned by another session is a swap.
-            None => frame.info.is_oopif && frame.owner_session != session,
-        };
-        if !keep {
-            let gone = self.tab.subtree(frame_id);
-            self.remove(Removal::Frames(gone));
-        }
-    }
-
-    /// Adds a frame, first evicting the oldest-known frame other than the top (with its
-    /// subtree and what goes with it) while the bound is reached.
-    fn insert_frame(&mut self, info: FrameInfo, owner_session: &str) {
         while self.tab.frames.len() >= self.config.max_frames.max(1) {
-            let top = self.tab.page_target();
-            let Some(victim) = self.tab.frames.oldest_except(top) else {
-                return;
+            let Some(victim) = self.tab.frames.oldest_except(self.tab.page_target()) else {
+                return false;
             };
             let gone = self.tab.subtree(&victim);
             self.remove(Removal::Frames(gone));
         }
-        self.tab.insert_frame(&mut self.out, info, owner_session);
+        true
     }
 
     /// The frames a `Page.getFrameTree` reply listed, read by the attach flow.
@@ -976,13 +768,18 @@ impl Supervisor {
         Some(r)
     }
 
-    /// Runs `f` on the attach flow.
-    fn with_attach(&mut self, f: impl FnOnce(&mut AttachFlow, &mut FlowCtx<'_>)) {
+    /// Runs `f` on the attach flow (which runs for the supervisor's life).
+    fn with_attach<R>(
+        &mut self,
+        f: impl FnOnce(&mut AttachFlow, &mut FlowCtx<'_>) -> R,
+    ) -> Option<R> {
+        let mut r = None;
         self.with_flow(ATTACH, |flow, ctx| {
             let AnyFlow::Attach(attach) = flow;
-            f(attach, ctx);
+            r = Some(f(attach, ctx));
             FlowStatus::Running
         });
+        r
     }
 
     fn enable_timeout_s(&self) -> f64 {
@@ -994,80 +791,5 @@ impl Supervisor {
         let enable_timeout_s = self.enable_timeout_s();
         self.tab
             .update_page(&mut self.out, enable_timeout_s, self.dialogs.wedged());
-    }
-}
-
-/// What a flow call returns: a status, maybe with a result.
-trait FlowResult {
-    fn status(&self) -> FlowStatus;
-}
-
-impl FlowResult for FlowStatus {
-    fn status(&self) -> FlowStatus {
-        *self
-    }
-}
-
-impl FlowResult for Result<FlowStatus, InputError> {
-    fn status(&self) -> FlowStatus {
-        *self.as_ref().unwrap_or(&FlowStatus::Running)
-    }
-}
-
-/// Sizes of the supervisor's tables (see [`Supervisor::table_sizes`]).
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TableSizes {
-    /// Known frames.
-    pub frames: usize,
-    /// Tracked sessions.
-    pub sessions: usize,
-    /// Commands in flight (the supervisor's own included).
-    pub commands_in_flight: usize,
-    /// Pending dialogs.
-    pub pending_dialogs: usize,
-    /// Recent dialogs.
-    pub recent_dialogs: usize,
-    /// Console errors.
-    pub console_errors: usize,
-    /// Transmits not yet polled.
-    pub queued_transmits: usize,
-    /// Events not yet polled.
-    pub queued_events: usize,
-}
-
-/// Parses params (or a result) into `T`; absent params count as `{}`.
-pub(crate) fn parse<'a, T: Deserialize<'a>>(
-    method: &str,
-    params: Option<&'a RawValue>,
-) -> Result<T, InputError> {
-    let text = params.map(RawValue::get).unwrap_or("{}");
-    serde_json::from_str(text).map_err(|e| InputError::BadParams {
-        method: method.to_owned(),
-        error: e.to_string(),
-    })
-}
-
-/// A message that did not parse: if its envelope is fine, blame the params of its method.
-fn classify_parse_error(text: &str, error: serde_json::Error) -> InputError {
-    #[derive(Deserialize)]
-    struct Lazy<'a> {
-        #[serde(default, borrow)]
-        method: Option<std::borrow::Cow<'a, str>>,
-        #[serde(default, borrow)]
-        #[allow(dead_code)] // only its validity matters
-        params: Option<&'a RawValue>,
-    }
-    match serde_json::from_str::<Lazy<'_>>(text) {
-        Ok(Lazy {
-            method: Some(method),
-            ..
-        }) if text.trim_start().starts_with('{') => InputError::BadParams {
-            method: method.into_owned(),
-            error: error.to_string(),
-        },
-        _ => InputError::Malformed {
-            error: error.to_string(),
-        },
     }
 }

@@ -9,9 +9,10 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::cdp;
+use crate::cdp::{self, CdpEvent};
+use crate::console::{console_level, exception_text};
 use crate::dialogs::TabView;
-use crate::error::CommandError;
+use crate::error::{CommandError, SessionGoneReason};
 use crate::event::Event;
 use crate::frame::Frames;
 use crate::limits::MAX_CONSOLE_ERRORS;
@@ -153,10 +154,176 @@ impl Tab {
         Ok(frame.owner_session.clone())
     }
 
+    /// [`Tab::route`], refusing a crashed session (its commands are never answered).
+    pub fn route_command(
+        &self,
+        frame_id: Option<&str>,
+        method: &str,
+    ) -> Result<String, CommandError> {
+        let session = self.route(frame_id, method)?;
+        if self.sessions.get(&session).is_some_and(|s| s.crashed) {
+            return Err(CommandError::SessionGone {
+                method: method.to_owned(),
+                session_id: session,
+                reason: SessionGoneReason::Crashed,
+            });
+        }
+        Ok(session)
+    }
+
+    /// Where `recover` navigates: the page session and the top frame's URL
+    /// (`about:blank` when unknown).
+    pub fn recovery_target(&self) -> Result<(String, String), CommandError> {
+        let p = self.page.as_ref().ok_or(CommandError::NotAttached)?;
+        let session = p.session_id.clone().ok_or(CommandError::NotAttached)?;
+        let url = if p.url.is_empty() {
+            "about:blank".to_owned()
+        } else {
+            p.url.clone()
+        };
+        Ok((session, url))
+    }
+
+    /// Marks a session crashed (and the page, when it is the page session). Whether it is.
+    pub fn mark_crashed(&mut self, session_id: &str) -> bool {
+        if let Some(s) = self.sessions.get_mut(session_id) {
+            s.crashed = true;
+        }
+        let is_page = self.page_session() == Some(session_id);
+        if is_page {
+            self.set_phase(PagePhase::Crashed);
+        }
+        is_page
+    }
+
+    /// The console ring, oldest first.
+    pub fn console_entries(&self) -> Vec<ConsoleEntry> {
+        self.console_errors
+            .iter()
+            .map(|e| ConsoleEntry::clone(e))
+            .collect()
+    }
+
+    /// When an iframe session detaches while its frame stays (the OOPIF went back
+    /// in-process): the frame and the parent's session, which owns it now.
+    pub fn oopif_going_in_process(&self, session_id: &str) -> Option<(String, String)> {
+        let s = self
+            .sessions
+            .get(session_id)
+            .filter(|s| s.kind == TargetKind::Iframe)?;
+        let frame_id = s.target_id.to_string();
+        let owned_here = self
+            .frames
+            .get(&frame_id)
+            .is_some_and(|f| f.info.session_id.as_deref() == Some(session_id));
+        owned_here.then(|| (frame_id, s.parent.clone().unwrap_or_default()))
+    }
+
     // ---- frames ----------------------------------------------------------------------
 
-    /// Adds a frame and emits `frame_added` (the caller made room under the bound).
-    pub fn insert_frame(&mut self, out: &mut Outbox, info: FrameInfo, owner_session: &str) {
+    /// `Page.frameAttached`: a new in-process frame, or a known one's parent. `room`: the
+    /// caller made room for a new frame under the bound.
+    pub fn frame_attached(
+        &mut self,
+        out: &mut Outbox,
+        session: &str,
+        frame_id: &str,
+        parent_id: &str,
+        room: bool,
+    ) {
+        if self.frames.get(frame_id).is_some() {
+            let parent = Some(parent_id.to_owned());
+            self.change_frame(out, frame_id, |f| f.parent_frame_id = parent, None);
+        } else if room {
+            let info = FrameInfo {
+                frame_id: frame_id.to_owned(),
+                parent_frame_id: Some(parent_id.to_owned()),
+                url: String::new(),
+                origin: String::new(),
+                name: String::new(),
+                is_oopif: false,
+                session_id: None,
+            };
+            self.insert_frame(out, info, session);
+        }
+    }
+
+    /// A `frameNavigated` frame (`navigated`) or a `getFrameTree` node: update or add it
+    /// (`room`: the caller made room under the bound). The caller dropped a navigated
+    /// frame's old descendants first.
+    pub fn upsert_frame(
+        &mut self,
+        out: &mut Outbox,
+        session: &str,
+        info: FrameInfo,
+        own_root: bool,
+        navigated: bool,
+        room: bool,
+    ) {
+        let id = info.frame_id.clone();
+        if self.frames.get(&id).is_some() {
+            let owner = own_root.then_some(Owner::Own(session));
+            let change = |f: &mut FrameInfo| {
+                f.url = info.url;
+                f.origin = info.origin;
+                f.name = info.name;
+                if let Some(p) = info.parent_frame_id {
+                    f.parent_frame_id = Some(p);
+                }
+            };
+            self.change_frame(out, &id, change, owner);
+        } else if room {
+            self.insert_frame(out, info, session);
+        }
+        if navigated && self.page_target() == Some(id.as_str()) {
+            // A crashed tab that navigates has a new renderer.
+            if let Some(p) = self.page.as_mut().filter(|p| p.phase == PagePhase::Crashed) {
+                p.phase = PagePhase::Attached;
+            }
+            if let Some(s) = self.page_session().map(str::to_owned) {
+                if let Some(sess) = self.sessions.get_mut(&s) {
+                    sess.crashed = false;
+                }
+            }
+        }
+        self.note_top_url(&id);
+    }
+
+    /// An iframe target attached: its frame is now an OOPIF owned by `session`, whether
+    /// or not the `swap` detach came first (`room`: as for [`Tab::upsert_frame`]).
+    pub fn frame_became_oopif(
+        &mut self,
+        out: &mut Outbox,
+        frame_id: &str,
+        session: &str,
+        parent: Option<&str>,
+        url: &str,
+        room: bool,
+    ) {
+        let parent = parent.filter(|p| *p != frame_id).map(str::to_owned);
+        if self.frames.get(frame_id).is_some() {
+            let change = |f: &mut FrameInfo| {
+                if f.parent_frame_id.is_none() {
+                    f.parent_frame_id = parent;
+                }
+            };
+            self.change_frame(out, frame_id, change, Some(Owner::Own(session)));
+        } else if room {
+            let info = FrameInfo {
+                frame_id: frame_id.to_owned(),
+                parent_frame_id: parent,
+                url: url.to_owned(),
+                origin: String::new(),
+                name: String::new(),
+                is_oopif: true,
+                session_id: Some(session.to_owned()),
+            };
+            self.insert_frame(out, info, session);
+        }
+    }
+
+    /// Adds a frame and emits `frame_added`.
+    fn insert_frame(&mut self, out: &mut Outbox, info: FrameInfo, owner_session: &str) {
         out.emit(Event::Diff(Diff::FrameAdded {
             frame: info.clone(),
         }));
@@ -314,8 +481,73 @@ impl Tab {
         out.emit(Event::Diff(Diff::ConsoleError { entry }));
     }
 
+    /// The events that are the tab's alone: the console, execution contexts, in-document
+    /// navigations. Returns whether `event` was one.
+    pub fn on_event(&mut self, out: &mut Outbox, session: &str, event: &CdpEvent<'_>) -> bool {
+        use CdpEvent as E;
+        match event {
+            E::NavigatedWithinDocument(ev) => {
+                let id = ev.frame_id.as_ref();
+                self.change_frame(out, id, |f| f.url = ev.url.to_string(), None);
+                self.note_top_url(id);
+            }
+            E::ExecutionContextCreated(ev) => {
+                let frame = ev
+                    .context
+                    .aux_data
+                    .as_ref()
+                    .and_then(|a| a.frame_id.as_deref());
+                if let Some(frame) = frame {
+                    self.on_context_event(session, ContextEvent::Created(ev.context.id, frame));
+                }
+            }
+            E::ExecutionContextDestroyed(ev) => {
+                self.on_context_event(session, ContextEvent::Destroyed(ev.execution_context_id))
+            }
+            E::ExecutionContextsCleared => self.on_context_event(session, ContextEvent::Cleared),
+            E::ConsoleApiCalled(ev) => {
+                if let (Some(level), Some(text)) = (console_level(ev), ev.text.clone()) {
+                    let context = ev.execution_context_id;
+                    self.record_console(out, session, level, text, context);
+                }
+            }
+            E::ExceptionThrown(ev) => {
+                let text = exception_text(&ev.exception_details);
+                let context = ev.exception_details.execution_context_id;
+                self.record_console(out, session, ConsoleLevel::Exception, text, context);
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// `Page.frameDetached` on `session`: the frames to remove (none for a swap: the frame
+    /// became, or stopped being, an OOPIF; see [`crate::manual::chromium_facts`], a swap
+    /// is not a removal).
+    pub fn detached_frames(
+        &self,
+        session: &str,
+        frame_id: &str,
+        reason: Option<&str>,
+    ) -> Vec<String> {
+        let Some(frame) = self.frames.get(frame_id) else {
+            return Vec::new();
+        };
+        let keep = match reason {
+            Some("swap") => true,
+            Some(_) => false,
+            // Older builds send no reason: a frame owned by another session is a swap.
+            None => frame.info.is_oopif && frame.owner_session != session,
+        };
+        if keep {
+            Vec::new()
+        } else {
+            self.subtree(frame_id)
+        }
+    }
+
     /// Tracks a session's execution contexts (they map console messages to frames).
-    pub fn on_context_event(&mut self, session: &str, event: ContextEvent) {
+    fn on_context_event(&mut self, session: &str, event: ContextEvent) {
         let Some(s) = self.sessions.get_mut(session) else {
             return;
         };

@@ -22,6 +22,7 @@ use crate::cdp::{self, CdpEvent};
 use crate::command::{InFlight, Purpose};
 use crate::error::{CommandError, InputError};
 use crate::event::Warning;
+use crate::session::TargetKind;
 use crate::snapshot::FrameInfo;
 use crate::supervisor::parse;
 use crate::tab::{EnableState, PagePhase, PageTrack};
@@ -48,6 +49,14 @@ mod step {
 pub(crate) struct SeededFrames {
     pub session: String,
     pub frames: Vec<FrameInfo>,
+}
+
+/// A child session the supervisor now tracks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TrackedChild {
+    pub kind: TargetKind,
+    /// It waits for `Runtime.runIfWaitingForDebugger`.
+    pub waiting: bool,
 }
 
 /// The attach flow's state.
@@ -259,7 +268,7 @@ impl AttachFlow {
     }
 
     /// Step 4 for an OOPIF's session: `Page.enable` and the page's set-up, pipelined.
-    pub fn set_up_child(&mut self, ctx: &mut FlowCtx<'_>, session_id: &str) {
+    fn set_up_child(&mut self, ctx: &mut FlowCtx<'_>, session_id: &str) {
         let t = ctx.config.setup_timeout;
         ctx.out
             .send(Some(session_id), "Page.enable", None, tag(step::SETUP), t);
@@ -307,9 +316,59 @@ impl AttachFlow {
         }
     }
 
+    /// A child target attached under a tracked `parent`: track it, or resume and let go of
+    /// it (service workers: staying attached keeps them alive; children over the session
+    /// cap). An unknown parent is an error, but the child is resumed first: never leave a
+    /// frame frozen.
+    pub fn track_child(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        parent: &str,
+        ev: &cdp::AttachedToTarget<'_>,
+    ) -> Result<Option<TrackedChild>, InputError> {
+        let child = ev.session_id.as_ref();
+        let waiting = ev.waiting_for_debugger;
+        if ctx.tab.sessions.contains(child) {
+            return Ok(None); // a repeated event: already set up
+        }
+        if !ctx.tab.sessions.contains(parent) {
+            self.resume_if_waiting(ctx, child, waiting);
+            return Err(InputError::UnknownSession {
+                method: "Target.attachedToTarget".into(),
+                session_id: parent.to_owned(),
+            });
+        }
+        let kind_name = ev.target_info.kind.as_ref();
+        let over_cap = ctx.tab.sessions.len() >= ctx.config.max_sessions;
+        if kind_name == "service_worker" || over_cap {
+            self.resume_if_waiting(ctx, child, waiting);
+            self.detach_child(ctx, parent, child);
+            if kind_name != "service_worker" {
+                ctx.out.warn(Warning::SessionCapReached {
+                    limit: ctx.config.max_sessions,
+                    kind: kind_name.to_owned(),
+                    target_id: ev.target_info.target_id.to_string(),
+                });
+            }
+            return Ok(None);
+        }
+        let kind = TargetKind::from_cdp(kind_name);
+        let target_id = ev.target_info.target_id.as_ref();
+        ctx.tab.add_session(child, target_id, kind, Some(parent));
+        Ok(Some(TrackedChild { kind, waiting }))
+    }
+
+    /// A tracked child's set-up (for an OOPIF), then its resume, last.
+    pub fn start_child(&mut self, ctx: &mut FlowCtx<'_>, child: &str, iframe: bool, waiting: bool) {
+        if iframe {
+            self.set_up_child(ctx, child);
+        }
+        self.resume_if_waiting(ctx, child, waiting);
+    }
+
     /// `Runtime.runIfWaitingForDebugger` on a child that waits: never leave a frame
     /// frozen, even one the supervisor cannot place.
-    pub fn resume_if_waiting(&mut self, ctx: &mut FlowCtx<'_>, session_id: &str, waiting: bool) {
+    fn resume_if_waiting(&mut self, ctx: &mut FlowCtx<'_>, session_id: &str, waiting: bool) {
         if waiting {
             let t = ctx.config.setup_timeout;
             ctx.out.send(
@@ -323,7 +382,7 @@ impl AttachFlow {
     }
 
     /// Detaches a child the supervisor does not keep (service workers, over the cap).
-    pub fn detach_child(&mut self, ctx: &mut FlowCtx<'_>, parent: &str, child: &str) {
+    fn detach_child(&mut self, ctx: &mut FlowCtx<'_>, parent: &str, child: &str) {
         let params = to_raw(&cdp::DetachFromTargetParams { session_id: child });
         let t = ctx.config.setup_timeout;
         ctx.out.send(

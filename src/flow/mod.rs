@@ -157,6 +157,25 @@ impl Flows {
         }
     }
 
+    /// Offers an event to every flow (after the supervisor's own rules ran); no
+    /// allocation unless a flow finishes.
+    pub fn offer_event(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        session: Option<&str>,
+        event: &CdpEvent<'_>,
+    ) {
+        let mut done: smallvec::SmallVec<[FlowId; 2]> = smallvec::SmallVec::new();
+        for (id, flow) in self.running.iter_mut() {
+            if flow.on_event(ctx, session, event) == FlowStatus::Done {
+                done.push(*id);
+            }
+        }
+        for id in done {
+            self.running.remove(&id);
+        }
+    }
+
     pub fn ids(&self) -> Vec<FlowId> {
         self.running.keys().copied().collect()
     }
@@ -171,3 +190,20 @@ impl Flows {
 
 /// Ids of singleton flows are below this.
 const FIRST_DYNAMIC: u64 = 16;
+
+/// What a flow call returns: a status, maybe with a result.
+pub(crate) trait FlowResult {
+    fn status(&self) -> FlowStatus;
+}
+
+impl FlowResult for FlowStatus {
+    fn status(&self) -> FlowStatus {
+        *self
+    }
+}
+
+impl FlowResult for Result<FlowStatus, crate::error::InputError> {
+    fn status(&self) -> FlowStatus {
+        *self.as_ref().unwrap_or(&FlowStatus::Running)
+    }
+}
