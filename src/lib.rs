@@ -88,3 +88,10 @@ pub use snapshot::{
 };
 pub use supervisor::Supervisor;
 pub use wire::OutgoingCommand;
+
+/// The README's Rust snippets that use only the core, compiled and run as doc tests so
+/// they cannot drift (the transports' snippets are marked `ignore`: their own crates'
+/// doc tests cover them).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
