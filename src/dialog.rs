@@ -141,3 +141,92 @@ impl From<DialogAction> for Answer {
         Answer::new(action, None)
     }
 }
+
+/// A dialog's type, as Chromium names it (`alert`, `confirm`, `prompt`, `beforeunload`);
+/// a type this crate does not know survives as [`DialogKind::Other`]. Serialized as
+/// Chromium's name.
+///
+/// ```
+/// use cdp_supervisor::DialogKind;
+/// assert_eq!(DialogKind::from("prompt"), DialogKind::Prompt);
+/// assert_eq!(serde_json::to_string(&DialogKind::BeforeUnload)?, r#""beforeunload""#);
+/// let odd: DialogKind = serde_json::from_str(r#""print""#)?;
+/// assert_eq!(odd, DialogKind::Other("print".into()));
+/// assert!(odd == "print");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum DialogKind {
+    /// `alert(message)`.
+    Alert,
+    /// `confirm(message)`: true or false.
+    Confirm,
+    /// `prompt(message, default)`: a text or null.
+    Prompt,
+    /// The page asks whether to leave (type `beforeunload`, empty message).
+    BeforeUnload,
+    /// A type this crate does not know, kept as Chromium named it.
+    Other(String),
+}
+
+impl DialogKind {
+    /// Chromium's name for it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            DialogKind::Alert => "alert",
+            DialogKind::Confirm => "confirm",
+            DialogKind::Prompt => "prompt",
+            DialogKind::BeforeUnload => "beforeunload",
+            DialogKind::Other(name) => name,
+        }
+    }
+}
+
+impl From<&str> for DialogKind {
+    fn from(name: &str) -> Self {
+        match name {
+            "alert" => DialogKind::Alert,
+            "confirm" => DialogKind::Confirm,
+            "prompt" => DialogKind::Prompt,
+            "beforeunload" => DialogKind::BeforeUnload,
+            other => DialogKind::Other(other.to_owned()),
+        }
+    }
+}
+
+impl From<String> for DialogKind {
+    fn from(name: String) -> Self {
+        DialogKind::from(name.as_str())
+    }
+}
+
+impl std::fmt::Display for DialogKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for DialogKind {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for DialogKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl Serialize for DialogKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for DialogKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Ok(DialogKind::from(name.as_ref()))
+    }
+}

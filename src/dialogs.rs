@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use crate::bridge::{self, BridgeRequest};
 use crate::cdp;
 use crate::command::{CommandId, InFlight, Purpose};
-use crate::dialog::{Answer, DialogAction, DialogPolicy};
+use crate::dialog::{Answer, DialogAction, DialogKind, DialogPolicy};
 use crate::error::{CommandError, DialogError};
 use crate::event::{Event, Warning};
 use crate::frame::Frames;
@@ -58,7 +58,7 @@ pub(crate) enum DialogSource {
 /// A dialog that opened, as the supervisor read it.
 #[derive(Debug)]
 struct NewDialog {
-    pub kind: String,
+    pub kind: DialogKind,
     pub message: String,
     pub default_prompt: String,
     pub frame_id: String,
@@ -352,7 +352,7 @@ impl Dialogs {
         let Some(dialog) = self.get(id) else {
             return Err(DialogError::NoDialogPending);
         };
-        let is_prompt = dialog.info.kind == "prompt";
+        let is_prompt = dialog.info.kind == DialogKind::Prompt;
         let text = match (accept, is_prompt) {
             (true, true) => Some(
                 prompt_text
@@ -475,7 +475,7 @@ impl Dialogs {
         let Some(dialog) = self.get(id) else {
             return;
         };
-        let is_prompt = dialog.info.kind == "prompt";
+        let is_prompt = dialog.info.kind == DialogKind::Prompt;
         let answer = dialog.answer.and_then(|a| self.answers.get(&a));
         let (by, contradicted) = match answer {
             Some(a) if a.agrees(result, user_input) => (a.by, false),
@@ -675,7 +675,7 @@ impl Dialogs {
             E::DialogOpening(ev) => {
                 let frame_id = ev.frame_id.as_deref().or(tab.page_target).unwrap_or("");
                 let new = NewDialog {
-                    kind: ev.kind.to_string(),
+                    kind: DialogKind::from(ev.kind.as_ref()),
                     message: ev.message.to_string(),
                     default_prompt: ev.default_prompt.as_deref().unwrap_or("").to_owned(),
                     frame_id: frame_id.to_owned(),
@@ -771,7 +771,7 @@ impl Dialogs {
                     out,
                     tab,
                     NewDialog {
-                        kind,
+                        kind: DialogKind::from(kind),
                         message,
                         default_prompt,
                         frame_id,

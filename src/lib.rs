@@ -76,7 +76,7 @@ pub mod wire;
 
 pub use command::CommandId;
 pub use config::{BridgeConfig, Config};
-pub use dialog::{Answer, DialogAction, DialogPolicy};
+pub use dialog::{Answer, DialogAction, DialogKind, DialogPolicy};
 pub use error::{CommandError, DialogError, InputError, SessionGoneReason};
 pub use event::{Event, Output, Warning};
 #[doc(hidden)]

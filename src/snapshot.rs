@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::dialog::DialogKind;
+
 pub use crate::limits::{
     MAX_CONSOLE_ERRORS, MAX_LISTED_CHILDREN, MAX_LISTED_OOPIF_DEPTH, MAX_RECENT_DIALOGS,
 };
@@ -77,7 +79,7 @@ pub struct PendingDialog {
     pub id: String,
     /// `alert`, `confirm`, `prompt` or `beforeunload`, as Chromium names it.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: DialogKind,
     /// The dialog's message.
     pub message: String,
     /// The prompt's default text (empty for other types).
@@ -112,7 +114,7 @@ pub struct ClosedDialog {
     pub id: String,
     /// Its type.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: DialogKind,
     /// Its message.
     pub message: String,
     /// When it opened.

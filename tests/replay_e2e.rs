@@ -70,7 +70,7 @@ fn every_dialog_type_in_every_frame_kind() {
             by_frame
                 .entry(dialog.frame_id.clone())
                 .or_default()
-                .push(dialog.kind.clone());
+                .push(dialog.kind.to_string());
         }
     }
     assert_eq!(
@@ -262,7 +262,9 @@ fn bridge_config(name: &str) -> Config {
 fn opened(run: &ReplayRun) -> Vec<(String, String)> {
     run.diffs()
         .filter_map(|d| match d {
-            Diff::DialogOpened { dialog } => Some((dialog.kind.clone(), dialog.frame_id.clone())),
+            Diff::DialogOpened { dialog } => {
+                Some((dialog.kind.to_string(), dialog.frame_id.clone()))
+            }
             _ => None,
         })
         .collect()
