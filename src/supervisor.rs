@@ -467,10 +467,10 @@ impl Supervisor {
         &mut self,
         method: &str,
         session: Option<&str>,
-        event: CdpEvent<'_>,
+        mut event: CdpEvent<'_>,
     ) -> Result<(), InputError> {
         use CdpEvent as E;
-        let result = match &event {
+        let result = match &mut event {
             E::AttachedToTarget(ev) => self.on_attached_to_target(session, ev),
             // The params name the session; the envelope may be the browser (the page
             // session itself) or a parent. Unknown ones were dropped with their frame.
@@ -480,7 +480,7 @@ impl Supervisor {
             }
             _ => match session.filter(|s| self.tab.sessions.contains(s)) {
                 Some(session) => {
-                    self.on_session_event(session, &event);
+                    self.on_session_event(session, &mut event);
                     Ok(())
                 }
                 None => Err(InputError::UnknownSession {
@@ -500,7 +500,9 @@ impl Supervisor {
         result
     }
 
-    fn on_session_event(&mut self, session: &str, event: &CdpEvent<'_>) {
+    /// An event of a tracked session. A console call's text moves into the tab's console
+    /// ring (flows offered the event afterwards find it there, not in the event).
+    fn on_session_event(&mut self, session: &str, event: &mut CdpEvent<'_>) {
         use CdpEvent as E;
         // The console, execution contexts and in-document navigations are the tab's alone;
         // dialogs and bridge requests the dialogs' alone.
@@ -515,7 +517,7 @@ impl Supervisor {
         {
             return;
         }
-        match event {
+        match &*event {
             E::FrameAttached(ev) => {
                 self.on_frame_attached(session, &ev.frame_id, &ev.parent_frame_id)
             }

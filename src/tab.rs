@@ -483,7 +483,7 @@ impl Tab {
 
     /// The events that are the tab's alone: the console, execution contexts, in-document
     /// navigations. Returns whether `event` was one.
-    pub fn on_event(&mut self, out: &mut Outbox, session: &str, event: &CdpEvent<'_>) -> bool {
+    pub fn on_event(&mut self, out: &mut Outbox, session: &str, event: &mut CdpEvent<'_>) -> bool {
         use CdpEvent as E;
         match event {
             E::NavigatedWithinDocument(ev) => {
@@ -506,7 +506,10 @@ impl Tab {
             }
             E::ExecutionContextsCleared => self.on_context_event(session, ContextEvent::Cleared),
             E::ConsoleApiCalled(ev) => {
-                if let (Some(level), Some(text)) = (console_level(ev), ev.text.clone()) {
+                if let Some(level) = console_level(ev) {
+                    let Some(text) = ev.text.take() else {
+                        return true;
+                    };
                     let context = ev.execution_context_id;
                     self.record_console(out, session, level, text, context);
                 }

@@ -23,8 +23,6 @@
 
 pub(crate) mod attach;
 
-use std::collections::BTreeMap;
-
 use serde_json::value::RawValue;
 
 use crate::cdp::CdpEvent;
@@ -130,7 +128,10 @@ impl AnyFlow {
 /// The flows running, by id.
 #[derive(Debug, Default)]
 pub(crate) struct Flows {
-    running: BTreeMap<FlowId, AnyFlow>,
+    /// In start order. A `Vec`: a handful run at once, and every event is offered to each,
+    /// so iterating must cost next to nothing. Per-call flows are bounded by the commands
+    /// they wait for (each has a deadline).
+    running: Vec<(FlowId, AnyFlow)>,
     last_id: u64,
 }
 
@@ -143,47 +144,43 @@ impl Flows {
     }
 
     pub fn start(&mut self, id: FlowId, flow: AnyFlow) {
-        self.running.insert(id, flow);
+        self.running.retain(|(i, _)| *i != id);
+        self.running.push((id, flow));
     }
 
     pub fn get_mut(&mut self, id: FlowId) -> Option<&mut AnyFlow> {
-        self.running.get_mut(&id)
+        self.running
+            .iter_mut()
+            .find(|(i, _)| *i == id)
+            .map(|(_, f)| f)
     }
 
     /// Removes a flow that said it is done.
     pub fn settle(&mut self, id: FlowId, status: FlowStatus) {
         if status == FlowStatus::Done {
-            self.running.remove(&id);
+            self.running.retain(|(i, _)| *i != id);
         }
     }
 
-    /// Offers an event to every flow (after the supervisor's own rules ran); no
-    /// allocation unless a flow finishes.
+    /// Offers an event to every flow (after the supervisor's own rules ran).
     pub fn offer_event(
         &mut self,
         ctx: &mut FlowCtx<'_>,
         session: Option<&str>,
         event: &CdpEvent<'_>,
     ) {
-        let mut done: smallvec::SmallVec<[FlowId; 2]> = smallvec::SmallVec::new();
-        for (id, flow) in self.running.iter_mut() {
-            if flow.on_event(ctx, session, event) == FlowStatus::Done {
-                done.push(*id);
-            }
-        }
-        for id in done {
-            self.running.remove(&id);
-        }
+        self.running
+            .retain_mut(|(_, flow)| flow.on_event(ctx, session, event) == FlowStatus::Running);
     }
 
     pub fn ids(&self) -> Vec<FlowId> {
-        self.running.keys().copied().collect()
+        self.running.iter().map(|(id, _)| *id).collect()
     }
 
     pub fn next_deadline(&self) -> Option<f64> {
         self.running
-            .values()
-            .filter_map(AnyFlow::deadline)
+            .iter()
+            .filter_map(|(_, f)| f.deadline())
             .reduce(f64::min)
     }
 }
