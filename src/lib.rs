@@ -54,6 +54,7 @@
 #![warn(missing_docs)]
 
 pub mod bridge;
+mod cascade;
 mod cdp;
 pub mod command;
 mod config;

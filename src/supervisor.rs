@@ -6,23 +6,23 @@
 //! embedder, the `Dialogs` component, or a flow; an event goes to `on_event`, which hands
 //! it to the component whose rule it is (`Tab` for targets, frames and the console,
 //! `Dialogs` for dialogs and the bridge), then offers it to the flows. Every component
-//! writes to the one `Outbox`. Removals cascade through one worklist (`remove`).
+//! writes to the one `Outbox`. Removals cascade through one worklist (`cascade.rs`).
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 use serde_json::value::RawValue;
 
 use crate::bridge;
+use crate::cascade::{Cascade, Removal};
 use crate::cdp::{self, CdpEvent};
-use crate::command::{CommandId, InFlight, Purpose};
+use crate::command::{CommandId, Purpose};
 use crate::config::Config;
 use crate::dialog::{Answer, DialogAction, DialogPolicy};
 use crate::dialogs::Dialogs;
 use crate::error::{CommandError, DialogError, InputError, SessionGoneReason};
 use crate::event::{Event, Output, Warning};
 use crate::flow::attach::{AttachFlow, ATTACH};
-use crate::flow::{AnyFlow, FlowCtx, FlowResult, FlowStatus, Flows};
+use crate::flow::{AnyFlow, FlowCtx, FlowStatus, Flows};
 use crate::outbox::Outbox;
 use crate::session::TargetKind;
 use crate::snapshot::{build_frame_tree, FrameInfo, Snapshot};
@@ -60,14 +60,6 @@ pub struct Supervisor {
     stop_deadline: Option<f64>,
 }
 
-/// A removal still to apply, in `Supervisor::remove`'s worklist.
-enum Removal {
-    /// Frames, parents before children.
-    Frames(Vec<String>),
-    /// Sessions, with why.
-    Sessions(Vec<String>, SessionGoneReason),
-}
-
 impl Supervisor {
     /// A supervisor with nothing attached. Call [`Supervisor::handle_connected`] once the
     /// WebSocket to the browser is open.
@@ -101,7 +93,8 @@ impl Supervisor {
         self.out.advance(now);
         for (id, cmd) in self.out.commands_in_flight.take_all() {
             let method = cmd.method.clone();
-            self.fail_command(id, cmd, CommandError::Disconnected { method });
+            self.cascade()
+                .fail_command(id, cmd, CommandError::Disconnected { method });
         }
         self.clear_tab();
         self.tab.set_phase(PagePhase::Detached);
@@ -128,7 +121,8 @@ impl Supervisor {
         for (id, cmd) in self.out.commands_in_flight.take_expired(now) {
             let method = cmd.method.clone();
             let after_s = now - cmd.sent_at;
-            self.fail_command(id, cmd, CommandError::Timeout { method, after_s });
+            self.cascade()
+                .fail_command(id, cmd, CommandError::Timeout { method, after_s });
         }
         for id in self.flows.ids() {
             if self
@@ -137,7 +131,8 @@ impl Supervisor {
                 .and_then(|f| f.deadline())
                 .is_some_and(|d| d <= now)
             {
-                self.with_flow(id, |flow, ctx| flow.on_timeout(ctx, now));
+                self.cascade()
+                    .with_flow(id, |flow, ctx| flow.on_timeout(ctx, now));
             }
         }
         self.dialogs
@@ -366,9 +361,10 @@ impl Supervisor {
             recent_dialogs: self.dialogs.recent().cloned().collect(),
             frame_tree: build_frame_tree(self.tab.page_target(), frames.map(|f| &f.info)),
             console_errors: self.tab.console_entries(),
-            page: self
-                .tab
-                .page_info(self.enable_timeout_s(), self.dialogs.wedged()),
+            page: self.tab.page_info(
+                self.config.enable_timeout.as_secs_f64(),
+                self.dialogs.wedged(),
+            ),
         }
     }
 
@@ -424,6 +420,7 @@ impl Supervisor {
             }
             Purpose::Flow(tag) => {
                 let result = self
+                    .cascade()
                     .with_flow(tag.flow, |flow, ctx| {
                         flow.on_reply(ctx, tag.step, &cmd, outcome)
                     })
@@ -432,32 +429,6 @@ impl Supervisor {
                 result.map(|_| ())
             }
             Purpose::Quiet => Ok(()),
-        }
-    }
-
-    /// Ends a command that got no reply: its owner hears why.
-    fn fail_command(&mut self, id: u64, cmd: InFlight, error: CommandError) {
-        match cmd.purpose {
-            Purpose::User => self.out.command_finished(id, Err(error)),
-            Purpose::DialogAnswer => self.dialogs.on_answer_failed(&mut self.out, id, error),
-            Purpose::Flow(tag) => {
-                self.with_flow(tag.flow, |flow, ctx| {
-                    flow.on_failed(ctx, tag.step, cmd, error)
-                });
-            }
-            Purpose::Quiet => {}
-        }
-    }
-
-    /// Fails the commands in flight on `sessions`.
-    fn fail_on_sessions(&mut self, sessions: &[String], reason: SessionGoneReason) {
-        for (id, cmd) in self.out.commands_in_flight.take_on_sessions(sessions) {
-            let error = CommandError::SessionGone {
-                method: cmd.method.clone(),
-                session_id: cmd.session_id.clone().unwrap_or_default(),
-                reason,
-            };
-            self.fail_command(id, cmd, error);
         }
     }
 
@@ -489,14 +460,7 @@ impl Supervisor {
                 }),
             },
         };
-        let mut ctx = FlowCtx {
-            out: &mut self.out,
-            tab: &mut self.tab,
-            dialogs: &self.dialogs,
-            config: &self.config,
-            bridge_script: self.bridge_script.as_deref(),
-        };
-        self.flows.offer_event(&mut ctx, session, &event);
+        self.cascade().offer_event(session, &event);
         result
     }
 
@@ -529,7 +493,7 @@ impl Supervisor {
                 let gone = self
                     .tab
                     .detached_frames(session, &ev.frame_id, ev.reason.as_deref());
-                self.remove(Removal::Frames(gone));
+                self.cascade().remove(Removal::Frames(gone));
             }
             E::FrameStartedNavigating(ev) => {
                 // A frame blocked in a bridge dialog's synchronous XHR cannot commit a
@@ -581,7 +545,7 @@ impl Supervisor {
             let frame_id = ev.target_info.target_id.as_ref();
             let parent_frame = ev.target_info.parent_frame_id.as_deref();
             let url = ev.target_info.url.as_deref().unwrap_or("");
-            let room = self.make_room(frame_id);
+            let room = self.cascade().make_room(frame_id);
             let (out, session) = (&mut self.out, ev.session_id.as_ref());
             self.tab
                 .frame_became_oopif(out, frame_id, session, parent_frame, url, room);
@@ -603,19 +567,21 @@ impl Supervisor {
         // frame, owned by the parent's session, and drop what its old document held.
         if let Some((frame_id, parent)) = self.tab.oopif_going_in_process(session_id) {
             let old_children = self.tab.frames.descendants(&frame_id);
-            self.remove(Removal::Frames(old_children));
+            self.cascade().remove(Removal::Frames(old_children));
             let owner = Some(Owner::Parent(&parent));
             self.tab
                 .change_frame(&mut self.out, &frame_id, |_| {}, owner);
         }
         let gone = self.tab.sessions.self_and_descendants(session_id);
-        self.remove(Removal::Sessions(gone, SessionGoneReason::Detached));
+        self.cascade()
+            .remove(Removal::Sessions(gone, SessionGoneReason::Detached));
     }
 
     /// The page session itself went away.
     fn on_page_gone(&mut self) {
         let all = self.tab.session_ids();
-        self.fail_on_sessions(&all, SessionGoneReason::Detached);
+        self.cascade()
+            .fail_on_sessions(&all, SessionGoneReason::Detached);
         self.clear_tab();
         self.tab.set_phase(PagePhase::Detached);
     }
@@ -630,7 +596,8 @@ impl Supervisor {
         let is_page = self.tab.mark_crashed(session_id);
         // Commands on a crashed session are never answered.
         let sessions = vec![session_id.to_owned()];
-        self.fail_on_sessions(&sessions, SessionGoneReason::Crashed);
+        self.cascade()
+            .fail_on_sessions(&sessions, SessionGoneReason::Crashed);
         let view = self.tab.view();
         if is_page {
             // Every dialog of the tab is over; a bridge request paused on an OOPIF session
@@ -646,7 +613,7 @@ impl Supervisor {
 
     fn on_frame_attached(&mut self, session: &str, frame_id: &str, parent_id: &str) {
         if frame_id != parent_id {
-            let room = self.make_room(frame_id);
+            let room = self.cascade().make_room(frame_id);
             let out = &mut self.out;
             self.tab
                 .frame_attached(out, session, frame_id, parent_id, room);
@@ -660,32 +627,15 @@ impl Supervisor {
         let id = info.frame_id.clone();
         if navigated && self.tab.frames.get(&id).is_some() {
             let old_children = self.tab.frames.descendants(&id);
-            self.remove(Removal::Frames(old_children));
+            self.cascade().remove(Removal::Frames(old_children));
             let (out, view) = (&mut self.out, self.tab.view());
             self.dialogs
                 .give_up_bridge_of_frames(out, view, std::slice::from_ref(&id));
         }
-        let room = self.make_room(&id);
+        let room = self.cascade().make_room(&id);
         let out = &mut self.out;
         self.tab
             .upsert_frame(out, session, info, own_root, navigated, room);
-    }
-
-    /// While the frame bound is reached and `frame_id` is new, evicts the oldest-known
-    /// frame other than the top (with its subtree and what goes with it). Whether the
-    /// frame may be added.
-    fn make_room(&mut self, frame_id: &str) -> bool {
-        if self.tab.frames.get(frame_id).is_some() {
-            return true;
-        }
-        while self.tab.frames.len() >= self.config.max_frames.max(1) {
-            let Some(victim) = self.tab.frames.oldest_except(self.tab.page_target()) else {
-                return false;
-            };
-            let gone = self.tab.subtree(&victim);
-            self.remove(Removal::Frames(gone));
-        }
-        true
     }
 
     /// The frames a `Page.getFrameTree` reply listed, read by the attach flow.
@@ -697,43 +647,6 @@ impl Supervisor {
             for info in seeded.frames {
                 let own_root = info.is_oopif;
                 self.upsert_frame(&seeded.session, info, own_root, false);
-            }
-        }
-    }
-
-    /// Applies a removal and everything that goes with it, in one worklist: removed
-    /// frames close their dialogs and take their OOPIF sessions (and the sessions nested
-    /// below, which Chromium drops silently); removed sessions fail their commands, close
-    /// their bridge dialogs and take the frames they still owned.
-    fn remove(&mut self, first: Removal) {
-        let mut work = VecDeque::from([first]);
-        while let Some(removal) = work.pop_front() {
-            match removal {
-                Removal::Frames(ids) => {
-                    let mut sessions = Vec::new();
-                    for id in ids {
-                        let Some(gone) = self.tab.remove_frame(&mut self.out, &id) else {
-                            continue;
-                        };
-                        let view = self.tab.view();
-                        self.dialogs.give_up_of_frames(&mut self.out, view, &[id]);
-                        sessions.extend(gone);
-                    }
-                    if !sessions.is_empty() {
-                        work.push_back(Removal::Sessions(sessions, SessionGoneReason::Detached));
-                    }
-                }
-                Removal::Sessions(ids, reason) => {
-                    let (removed, orphaned) = self.tab.remove_sessions(&ids);
-                    if removed.is_empty() {
-                        continue;
-                    }
-                    self.fail_on_sessions(&removed, reason);
-                    // A bridge dialog whose session went can never be answered.
-                    self.dialogs
-                        .close_bridge_of_sessions(&mut self.out, &removed);
-                    work.push_back(Removal::Frames(orphaned));
-                }
             }
         }
     }
@@ -750,24 +663,16 @@ impl Supervisor {
 
     // ---- plumbing --------------------------------------------------------------------
 
-    /// Runs `f` on flow `id` with the components a flow may use; `None` if it is not
-    /// running. A flow that says it is done is removed.
-    fn with_flow<R: FlowResult>(
-        &mut self,
-        id: crate::flow::FlowId,
-        f: impl FnOnce(&mut AnyFlow, &mut FlowCtx<'_>) -> R,
-    ) -> Option<R> {
-        let flow = self.flows.get_mut(id)?;
-        let mut ctx = FlowCtx {
+    /// The components, borrowed for a removal, a failure or a flow's turn.
+    fn cascade(&mut self) -> Cascade<'_> {
+        Cascade {
             out: &mut self.out,
             tab: &mut self.tab,
-            dialogs: &self.dialogs,
+            dialogs: &mut self.dialogs,
+            flows: &mut self.flows,
             config: &self.config,
             bridge_script: self.bridge_script.as_deref(),
-        };
-        let r = f(flow, &mut ctx);
-        self.flows.settle(id, r.status());
-        Some(r)
+        }
     }
 
     /// Runs `f` on the attach flow (which runs for the supervisor's life).
@@ -776,7 +681,7 @@ impl Supervisor {
         f: impl FnOnce(&mut AttachFlow, &mut FlowCtx<'_>) -> R,
     ) -> Option<R> {
         let mut r = None;
-        self.with_flow(ATTACH, |flow, ctx| {
+        self.cascade().with_flow(ATTACH, |flow, ctx| {
             let AnyFlow::Attach(attach) = flow;
             r = Some(f(attach, ctx));
             FlowStatus::Running
@@ -784,14 +689,10 @@ impl Supervisor {
         r
     }
 
-    fn enable_timeout_s(&self) -> f64 {
-        self.config.enable_timeout.as_secs_f64()
-    }
-
     /// Emits a `page` diff when the page entry changed; runs after every input.
     fn update_page(&mut self) {
-        let enable_timeout_s = self.enable_timeout_s();
-        self.tab
-            .update_page(&mut self.out, enable_timeout_s, self.dialogs.wedged());
+        let timeout_s = self.config.enable_timeout.as_secs_f64();
+        let wedged = self.dialogs.wedged();
+        self.tab.update_page(&mut self.out, timeout_s, wedged);
     }
 }
