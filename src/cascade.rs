@@ -124,28 +124,27 @@ impl Cascade<'_> {
         id: FlowId,
         f: impl FnOnce(&mut AnyFlow, &mut FlowCtx<'_>) -> R,
     ) -> Option<R> {
-        let flow = self.flows.get_mut(id)?;
-        let mut ctx = FlowCtx {
-            out: self.out,
-            tab: self.tab,
-            dialogs: self.dialogs,
-            config: self.config,
-            bridge_script: self.bridge_script,
-        };
-        let r = f(flow, &mut ctx);
-        self.flows.settle(id, r.status());
+        let (flows, mut ctx) = self.for_flows();
+        let r = f(flows.get_mut(id)?, &mut ctx);
+        flows.settle(id, r.status());
         Some(r)
     }
 
     /// Offers an event to every flow, after the supervisor's own rules ran.
     pub fn offer_event(&mut self, session: Option<&str>, event: &CdpEvent<'_>) {
-        let mut ctx = FlowCtx {
+        let (flows, mut ctx) = self.for_flows();
+        flows.offer_event(&mut ctx, session, event);
+    }
+
+    /// The flows, and what a flow may use beside them.
+    fn for_flows(&mut self) -> (&mut Flows, FlowCtx<'_>) {
+        let ctx = FlowCtx {
             out: self.out,
             tab: self.tab,
             dialogs: self.dialogs,
             config: self.config,
             bridge_script: self.bridge_script,
         };
-        self.flows.offer_event(&mut ctx, session, event);
+        (self.flows, ctx)
     }
 }

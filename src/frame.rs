@@ -38,7 +38,6 @@ impl Frames {
         self.by_id.get(id)
     }
 
-    /// Mutable access to a frame's owner; its parent changes go through [`Frames::set_parent`].
     /// The frame is an OOPIF with its own `session`: the one place that sets `is_oopif`,
     /// `session_id` and the owning session together. Returns the info before and after.
     pub fn make_oopif(&mut self, id: &str, session: &str) -> Option<(FrameInfo, FrameInfo)> {

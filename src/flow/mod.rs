@@ -5,21 +5,36 @@
 //! about, and has its own deadline. It never holds `&mut Supervisor`: each call receives a
 //! [`FlowCtx`] that borrows exactly the components a flow may use.
 //!
-//! # Writing a flow
+//! # Writing a flow (an evaluate, say)
 //!
-//! 1. Give it a [`FlowId`] (a constant for a singleton like [`attach::ATTACH`], or
-//!    [`Flows::next_id`] for one per call) and a variant in [`AnyFlow`].
-//! 2. Send commands with `ctx.out.send(session, method, params,
-//!    Purpose::Flow(FlowTag { flow, step }), timeout)`: `step` is the flow's own number for
-//!    what the command is for. The supervisor hands the reply back to
-//!    [`AnyFlow::on_reply`] with that step, and a command that ends without a reply
-//!    (deadline, session gone, disconnect) to [`AnyFlow::on_failed`].
-//! 3. Events: the supervisor offers every handled event to [`AnyFlow::on_event`] after its
-//!    own rules ran.
-//! 4. Deadline: [`AnyFlow::deadline`] is included in `poll_timeout`; once it is due,
-//!    [`AnyFlow::on_timeout`] runs.
-//! 5. Each of these returns a [`FlowStatus`]; a flow that says [`FlowStatus::Done`] is
-//!    removed (its later replies are dropped quietly).
+//! 1. A module `flow/evaluate.rs` with `struct EvaluateFlow` (its state: the embedder's
+//!    [`CommandId`](crate::CommandId) to answer, the session, its deadline, what it waits
+//!    for) and the five methods [`AnyFlow`] dispatches to: `on_reply`, `on_failed`,
+//!    `on_event`, `deadline`, `on_timeout` (copy their signatures from
+//!    [`attach::AttachFlow`]). Add the variant `AnyFlow::Evaluate(EvaluateFlow)` and one
+//!    arm per method in [`AnyFlow`]'s `impl`.
+//! 2. Start it from a public method in `supervisor.rs` (the only `impl Supervisor`):
+//!    `let id = self.flows.next_id(); self.flows.start(id, AnyFlow::Evaluate(flow));
+//!    self.cascade().with_flow(id, |f, ctx| ...)` to send its first commands.
+//! 3. Send commands with `ctx.out.send(Some(session), method, params,
+//!    Purpose::Flow(FlowTag { flow: id, step }), timeout)`; `step` is the flow's own number
+//!    for what the command is for (a `mod step { pub const ...: u16 }`, as the attach flow
+//!    has). The supervisor hands the reply back to `on_reply` with that step (the result
+//!    as raw JSON to parse with [`crate::wire::parse`], or CDP's error), and a command that
+//!    ends without a reply (its deadline, its session gone or crashed, a disconnect) to
+//!    `on_failed` with the [`CommandError`] why. Nothing else of the supervisor sees them.
+//! 4. Events: every handled event is offered to `on_event` after the supervisor's own
+//!    rules ran, so a dialog that opened is already in `ctx.dialogs` (for "blocked by
+//!    d-N") and a console call's text is already in `ctx.tab`'s console ring (it is moved
+//!    out of the event). Return [`FlowStatus::Running`] to keep listening.
+//! 5. Deadline: `deadline()` is part of `poll_timeout`; when it is due, `on_timeout(ctx,
+//!    now)` runs. It must move or clear the deadline (a deadline left due is a busy loop,
+//!    which the property tests catch).
+//! 6. Tell the embedder through `ctx.out.emit(Event::...)` (add a variant; [`Event`] is
+//!    `#[non_exhaustive]`) and return [`FlowStatus::Done`]: the flow is removed, and later
+//!    replies to its commands are dropped quietly.
+//!
+//! [`Event`]: crate::Event
 
 pub(crate) mod attach;
 
