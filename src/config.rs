@@ -16,9 +16,10 @@ use crate::limits::{DEFAULT_MAX_COMMANDS_IN_FLIGHT, DEFAULT_MAX_FRAMES, DEFAULT_
 /// assert_eq!(config.max_frames, 10_000);
 /// assert!(config.bridge.is_none());
 /// ```
-/// (`Config` is not `#[non_exhaustive]` yet: every caller builds it with
-/// `Config { field, ..Config::default() }`; see the crate's TODO in the README.)
+/// `#[non_exhaustive]`: start from `Config::default()` and set the fields you need, so that
+/// new settings do not break you.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Config {
     /// The tab to supervise; `None` picks the first target of type `page` (see
     /// [`crate::manual::chromium_facts`], attaching).

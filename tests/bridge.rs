@@ -10,10 +10,9 @@ use harness::{replay_trace_with, Harness, PAGE, PS};
 const TOKEN: &str = "s3cr3t-t0ken";
 
 fn config() -> Config {
-    Config {
-        bridge: Some(cdp_supervisor::BridgeConfig::new(TOKEN)),
-        ..Config::default()
-    }
+    let mut config = Config::default();
+    config.bridge = Some(cdp_supervisor::BridgeConfig::new(TOKEN));
+    config
 }
 
 fn with_oopif(config: Config) -> Harness {
@@ -315,9 +314,10 @@ fn invalid_interception_id_on_an_answer_is_a_remote_close() {
 
 #[test]
 fn policies_and_watchdog_apply_to_bridge_dialogs() {
-    let mut h = with_oopif(Config {
-        policy: DialogPolicy::AutoAccept,
-        ..config()
+    let mut h = with_oopif({
+        let mut config = config();
+        config.policy = DialogPolicy::AutoAccept;
+        config
     });
     paused(
         &mut h,
@@ -334,9 +334,10 @@ fn policies_and_watchdog_apply_to_bridge_dialogs() {
         ClosedBy::AutoPolicy
     );
 
-    let mut h = with_oopif(Config {
-        dialog_timeout: std::time::Duration::from_secs(2),
-        ..config()
+    let mut h = with_oopif({
+        let mut config = config();
+        config.dialog_timeout = std::time::Duration::from_secs(2);
+        config
     });
     paused(
         &mut h,

@@ -150,9 +150,10 @@ fn fact20_lone_close_is_tolerated() {
 
 #[test]
 fn auto_dismiss_answers_at_once_and_records_auto_policy() {
-    let mut h = Harness::attached(Config {
-        policy: DialogPolicy::AutoDismiss,
-        ..Config::default()
+    let mut h = Harness::attached({
+        let mut config = Config::default();
+        config.policy = DialogPolicy::AutoDismiss;
+        config
     });
     h.dialog_opening(PAGE, "confirm", "?");
     let answer = answers_sent(&h)[0].clone();
@@ -171,9 +172,10 @@ fn auto_dismiss_answers_at_once_and_records_auto_policy() {
 
 #[test]
 fn auto_accept_gives_a_prompt_its_default_text() {
-    let mut h = Harness::attached(Config {
-        policy: DialogPolicy::AutoAccept,
-        ..Config::default()
+    let mut h = Harness::attached({
+        let mut config = Config::default();
+        config.policy = DialogPolicy::AutoAccept;
+        config
     });
     h.dialog_opening(PAGE, "prompt", "name?");
     let answer = answers_sent(&h)[0].clone();
@@ -211,9 +213,10 @@ fn policy_change_applies_to_dialogs_opened_afterwards() {
 
 #[test]
 fn watchdog_dismisses_after_dialog_timeout() {
-    let mut h = Harness::attached(Config {
-        dialog_timeout: Duration::from_secs(1),
-        ..Config::default()
+    let mut h = Harness::attached({
+        let mut config = Config::default();
+        config.dialog_timeout = Duration::from_secs(1);
+        config
     });
     let opened = h.now;
     h.dialog_opening(PAGE, "confirm", "?");
@@ -232,9 +235,10 @@ fn watchdog_dismisses_after_dialog_timeout() {
 
 #[test]
 fn answered_dialog_has_no_watchdog() {
-    let mut h = Harness::attached(Config {
-        dialog_timeout: Duration::from_secs(1),
-        ..Config::default()
+    let mut h = Harness::attached({
+        let mut config = Config::default();
+        config.dialog_timeout = Duration::from_secs(1);
+        config
     });
     h.dialog_opening(PAGE, "alert", "?");
     h.sup
@@ -742,9 +746,10 @@ fn planned_stop_gives_up_after_its_grace() {
 /// quietly: no event beyond the close record, no warning, no wedge.
 #[test]
 fn auto_accept_confirm_closed_with_result_false_is_remote() {
-    let mut h = Harness::attached(Config {
-        policy: DialogPolicy::AutoAccept,
-        ..Config::default()
+    let mut h = Harness::attached({
+        let mut config = Config::default();
+        config.policy = DialogPolicy::AutoAccept;
+        config
     });
     h.dialog_opening(PAGE, "confirm", "Sure?");
     let answer = answers_sent(&h)[0].clone();

@@ -311,9 +311,10 @@ fn the_generator_reaches_every_rule() {
 /// a second `Fetch.fulfillRequest` for the same request (fixed: it is refused now).
 #[test]
 fn a_bridge_request_is_fulfilled_once_when_answered_twice() {
-    let config = cdp_supervisor::Config {
-        bridge: Some(cdp_supervisor::BridgeConfig::new("tok")),
-        ..cdp_supervisor::Config::default()
+    let config = {
+        let mut config = cdp_supervisor::Config::default();
+        config.bridge = Some(cdp_supervisor::BridgeConfig::new("tok"));
+        config
     };
     let mut h = harness::Harness::attached(config);
     h.event(

@@ -39,14 +39,13 @@ pub const TOKEN: &str = "tok-1";
 /// Caps small enough that short sequences reach them (SPEC §6.6 eviction); the dialog
 /// bridge (SPEC §6.5) on or off.
 pub fn config(bridge: bool) -> Config {
-    Config {
-        bridge: bridge.then(|| cdp_supervisor::BridgeConfig::new(TOKEN)),
-        max_frames: 20,
-        max_sessions: 8,
-        max_commands_in_flight: 8,
-        dialog_timeout: Duration::from_secs(60),
-        ..Config::default()
-    }
+    let mut config = Config::default();
+    config.bridge = bridge.then(|| cdp_supervisor::BridgeConfig::new(TOKEN));
+    config.max_frames = 20;
+    config.max_sessions = 8;
+    config.max_commands_in_flight = 8;
+    config.dialog_timeout = Duration::from_secs(60);
+    config
 }
 
 /// Time steps an [`Op::Advance`] can take, in seconds: below and above every deadline of

@@ -61,16 +61,12 @@ mod tests {
         let mut off = Config::default();
         fill_bridge_token(&mut off).unwrap();
         assert!(off.bridge.is_none());
-        let mut on = Config {
-            bridge: Some(BridgeConfig::default()),
-            ..Config::default()
-        };
+        let mut on = Config::default();
+        on.bridge = Some(BridgeConfig::default());
         fill_bridge_token(&mut on).unwrap();
         assert_eq!(on.bridge.unwrap().token.len(), 2 * TOKEN_BYTES);
-        let mut own = Config {
-            bridge: Some(BridgeConfig::new("mine")),
-            ..Config::default()
-        };
+        let mut own = Config::default();
+        own.bridge = Some(BridgeConfig::new("mine"));
         fill_bridge_token(&mut own).unwrap();
         assert_eq!(own.bridge.unwrap().token, "mine");
     }

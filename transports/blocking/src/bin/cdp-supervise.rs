@@ -196,11 +196,9 @@ fn error_line(id: &Value, message: &str) -> String {
 /// The supervisor's configuration from the flags. With `--bridge` the token stays empty
 /// here: `watch`'s client fills in a random one, `replay` takes the recorded one.
 fn config(args: &Args) -> Config {
-    let mut config = Config {
-        policy: args.policy,
-        bridge: args.bridge.then(BridgeConfig::default),
-        ..Config::default()
-    };
+    let mut config = Config::default();
+    config.policy = args.policy;
+    config.bridge = args.bridge.then(BridgeConfig::default);
     if let Some(secs) = args.dialog_timeout {
         config.dialog_timeout = Duration::from_secs_f64(secs);
     } else if args.demo {
