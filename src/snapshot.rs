@@ -246,6 +246,7 @@ pub struct Snapshot {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Diff {
     /// A dialog became pending.
     DialogOpened {

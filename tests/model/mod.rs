@@ -1942,6 +1942,7 @@ impl Driver {
             }
             Diff::ConsoleError { .. } => {}
             Diff::Page { page } => self.page_target = page.as_ref().map(|p| p.target_id.clone()),
+            _ => {}
         }
     }
 
