@@ -21,6 +21,7 @@ use crate::wire::to_raw;
 /// that escapes interception fails instead of reaching the network.
 pub const BRIDGE_HOST: &str = "bridge.invalid";
 
+#[doc(hidden)] // internal: the bridge classifier, public for tests and fuzzing
 /// A bridge request the supervisor recognized.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BridgeRequest {
@@ -175,6 +176,7 @@ pub(crate) fn fetch_enable_params() -> Option<Box<serde_json::value::RawValue>> 
     })
 }
 
+#[doc(hidden)] // internal: the bridge classifier, public for tests and fuzzing
 /// Recognizes a paused request: the host must be exactly [`BRIDGE_HOST`] (not a suffix,
 /// not with a port or user), the path `/`, and the token `t` right. The fields
 /// (`t`, `k`, `m`, `d`, URL-encoded) come from the POST `body` the script sends, else from
@@ -287,6 +289,7 @@ struct FulfillParams<'a> {
     body: String,
 }
 
+#[doc(hidden)] // internal: public for tests
 /// The body the script decodes: `{"accept":bool,"text":string|null}`.
 ///
 /// ```

@@ -19,7 +19,7 @@ use crate::error::DialogError;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DialogPolicy {
-    /// Stays pending until the client answers; the watchdog dismisses it after
+    /// Stays pending until the embedder answers; the watchdog dismisses it after
     /// `dialog_timeout`.
     #[default]
     MustRespond,

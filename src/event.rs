@@ -149,7 +149,7 @@ impl Warning {
 pub enum Output {
     /// Write this command's `json` to the socket.
     Transmit(OutgoingCommand),
-    /// Tell the client.
+    /// Tell the embedder.
     Event(Event),
     /// Nothing more for now; call
     /// [`Supervisor::handle_timeout`](crate::Supervisor::handle_timeout) at this time (if

@@ -1,5 +1,5 @@
 //! The snapshot (see [rules](crate::manual::rules), the snapshot), its diffs, and [`Mirror`], which folds diffs back into a
-//! snapshot (what a client does; the property tests check it equals
+//! snapshot (what an embedder does; the property tests check it equals
 //! [`Supervisor::snapshot`](crate::Supervisor::snapshot)).
 
 use std::collections::{BTreeMap, VecDeque};
@@ -97,7 +97,7 @@ pub struct PendingDialog {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClosedBy {
-    /// The client answered it.
+    /// The embedder (the agent) answered it.
     Agent,
     /// The `auto_dismiss` / `auto_accept` policy answered it.
     AutoPolicy,
@@ -286,6 +286,7 @@ pub enum Diff {
     },
 }
 
+#[doc(hidden)] // internal: the frame_tree view, public for tests
 /// Builds the `frame_tree` view from every known frame, given in the order they became known.
 ///
 /// The top is the frame whose id is `top_id` (the page's target id). Breadth-first, at most
@@ -354,7 +355,7 @@ pub fn build_frame_tree<'a>(
     }
 }
 
-/// Folds diffs into a snapshot, as a client of the supervisor would.
+/// Folds diffs into a snapshot, as an embedder of the supervisor would.
 ///
 /// ```
 /// use cdp_supervisor::{Diff, Mirror};

@@ -16,6 +16,7 @@ use serde_json::value::RawValue;
 use crate::cdp::{deserialize_event, BorrowedCow, CdpEvent};
 use crate::error::InputError;
 
+#[doc(hidden)] // internal: the reader, public for the replay benchmark
 /// One incoming CDP message, borrowed from the frame's text.
 ///
 /// ```
