@@ -791,6 +791,8 @@ pub struct Driver {
     commands: BTreeMap<u64, (u32, bool)>,
     /// Outcomes seen per dialog answer the embedder asked for.
     answers: BTreeMap<u64, u32>,
+    /// Whether each of those answers accepts (for close attribution).
+    answer_accepts: BTreeMap<u64, bool>,
     /// Methods transmitted on each session, in order.
     sent_on: BTreeMap<String, Vec<String>>,
     /// Paused requests the supervisor accepted, by (session, request id).
@@ -826,6 +828,7 @@ impl Driver {
             dialogs_pending: BTreeSet::new(),
             commands: BTreeMap::new(),
             answers: BTreeMap::new(),
+            answer_accepts: BTreeMap::new(),
             sent_on: BTreeMap::new(),
             waiting: BTreeMap::new(),
             paused: BTreeMap::new(),
@@ -1245,6 +1248,7 @@ impl Driver {
                 self.log(|| format!("respond_dialog {id:?} -> {result:?}"));
                 if let Ok(id) = result {
                     self.answers.insert(id.0, 0);
+                    self.answer_accepts.insert(id.0, accept);
                 }
                 self.drain();
             }
@@ -1274,6 +1278,7 @@ impl Driver {
                 self.log(|| format!("settle -> {ids:?}"));
                 for id in ids {
                     self.answers.insert(id.0, 0);
+                    self.answer_accepts.insert(id.0, accept);
                 }
                 self.drain();
             }
@@ -1871,13 +1876,27 @@ impl Driver {
                     *n += 1;
                 }
             }
-            Event::DialogAnswered { id, .. } => {
+            Event::DialogAnswered { id, outcome } => {
                 if self.checks.outcomes {
                     assert_eq!(
                         self.answers.get(&id.0),
                         Some(&0),
                         "DialogAnswered for {id}, which is unknown or already ended"
                     );
+                    // Close attribution: a close the answer is credited with agrees with
+                    // it; one it is not credited with says what the answer asked.
+                    let accept = self.answer_accepts.get(&id.0).copied();
+                    match outcome {
+                        Ok(d) if d.closed_by == cdp_supervisor::ClosedBy::Agent => assert_eq!(
+                            Some(d.accepted),
+                            accept,
+                            "answer {id} credited with a close that contradicts it: {d:?}"
+                        ),
+                        Err(cdp_supervisor::DialogError::ClosedByBrowser { action, .. }) => {
+                            assert_eq!(Some(*action == DialogAction::Accept), accept)
+                        }
+                        _ => {}
+                    }
                 }
                 if let Some(n) = self.answers.get_mut(&id.0) {
                     *n += 1;
