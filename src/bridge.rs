@@ -1,9 +1,9 @@
-//! The dialog bridge (SPEC §6.5): for remote browsers whose CDP proxy closes native dialogs
+//! The dialog bridge (see [rules](crate::manual::rules), the dialog bridge): for remote browsers whose CDP proxy closes native dialogs
 //! before anyone can answer them.
 //!
 //! A script replaces `alert`, `confirm` and `prompt` with a synchronous XHR to a reserved
 //! host on the page's own scheme; `Fetch` pauses that request on the frame's session
-//! (fact 12), the supervisor turns it into a pending dialog, and the answer is the
+//! (see [chromium_facts](crate::manual::chromium_facts), Fetch interception is per session), the supervisor turns it into a pending dialog, and the answer is the
 //! request's response, which the script turns into the return value.
 //!
 //! This module is the pure part: the script, the `Fetch.enable` patterns, recognizing a
@@ -21,6 +21,7 @@ use crate::wire::to_raw;
 /// that escapes interception fails instead of reaching the network.
 pub const BRIDGE_HOST: &str = "bridge.invalid";
 
+#[doc(hidden)] // internal: the bridge classifier, public for tests and fuzzing
 /// A bridge request the supervisor recognized.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BridgeRequest {
@@ -175,6 +176,7 @@ pub(crate) fn fetch_enable_params() -> Option<Box<serde_json::value::RawValue>> 
     })
 }
 
+#[doc(hidden)] // internal: the bridge classifier, public for tests and fuzzing
 /// Recognizes a paused request: the host must be exactly [`BRIDGE_HOST`] (not a suffix,
 /// not with a port or user), the path `/`, and the token `t` right. The fields
 /// (`t`, `k`, `m`, `d`, URL-encoded) come from the POST `body` the script sends, else from
@@ -287,6 +289,7 @@ struct FulfillParams<'a> {
     body: String,
 }
 
+#[doc(hidden)] // internal: public for tests
 /// The body the script decodes: `{"accept":bool,"text":string|null}`.
 ///
 /// ```

@@ -1,14 +1,14 @@
-//! Commands in flight (SPEC §5): id → session, method, deadline, and what the reply is for.
+//! Commands in flight (see [rules](crate::manual::rules), the supervisor's state): id → session, method, deadline, and what the reply is for.
 //!
 //! Ids are never reused, also not across reconnects, so a reply is matched on its id alone
-//! (fact 17: a reply can lack the `sessionId` its command had).
+//! (see [chromium_facts](crate::manual::chromium_facts), replies are matched by id alone: a reply can lack the `sessionId` its command had).
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::snapshot::{ClosedBy, ClosedDialog};
+use crate::flow::FlowTag;
 
 /// The id of a command the embedder sent (also its CDP id).
 ///
@@ -25,36 +25,18 @@ impl std::fmt::Display for CommandId {
     }
 }
 
-/// What a reply is for; decides what the supervisor does with it.
+/// What a command's reply is for; decides who receives it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Purpose {
-    /// The embedder's command: its outcome becomes `Event::CommandFinished`.
+    /// The embedder's [`Supervisor::command`](crate::Supervisor::command) or `recover`:
+    /// the reply is an [`Event::CommandFinished`](crate::Event::CommandFinished).
     User,
-    /// An answer to a dialog: its outcome becomes `Event::DialogAnswered`.
-    DialogAnswer {
-        dialog_id: String,
-        by: ClosedBy,
-        /// Set when Chromium reported the dialog closed before this reply (fact 7).
-        closed: Option<Box<ClosedDialog>>,
-        /// Set when the reply succeeded before the close arrived.
-        replied_ok: bool,
-        /// Whether the embedder asked (false for policy and watchdog answers).
-        report: bool,
-        /// For a bridge dialog: what the response said (accept, prompt text).
-        bridge_answer: Option<(bool, Option<String>)>,
-    },
-    /// `Target.getTargets` at connect: picks the page.
-    GetTargets,
-    /// `Target.attachToTarget` for the page.
-    AttachPage,
-    /// `Page.enable` on the page session: its reply makes the page live (fact 11).
-    PageEnable,
-    /// `Page.getFrameTree` on a session: seeds its frames.
-    FrameTree,
-    /// Any other set-up command; a failure is only a warning.
-    Setup,
-    /// Best effort, failures expected and harmless (the bridge's evaluate of the loaded
-    /// document, answers to requests that may be gone: "Invalid InterceptionId").
+    /// A dialog answer: the `Dialogs` component holds its one record, by command id.
+    DialogAnswer,
+    /// A flow's command: the reply goes back to that flow, with the step it named.
+    Flow(FlowTag),
+    /// The supervisor's own command whose reply does not matter (a bridge request
+    /// continued or refused, a given-up bridge dialog's dismissal).
     Quiet,
 }
 
@@ -66,7 +48,7 @@ pub(crate) struct InFlight {
     pub deadline: f64,
     pub sent_at: f64,
     pub purpose: Purpose,
-    /// The dialog this command was last reported blocked by (SPEC §6.4), to report once.
+    /// The dialog this command was last reported blocked by (see [rules](crate::manual::rules), commands blocked by a dialog), to report once.
     pub blocked_by: Option<String>,
 }
 
@@ -189,12 +171,12 @@ impl CommandsInFlight {
     pub fn embedder_count(&self) -> usize {
         self.by_id
             .values()
-            .filter(|c| matches!(c.purpose, Purpose::User | Purpose::DialogAnswer { .. }))
+            .filter(|c| matches!(c.purpose, Purpose::User | Purpose::DialogAnswer))
             .count()
     }
 }
 
-/// Whether a command can complete while a dialog shows (SPEC §6.4): dialog answers and
+/// Whether a command can complete while a dialog shows (see [rules](crate::manual::rules), commands blocked by a dialog): dialog answers and
 /// target-level calls can; everything sent into a page's sessions cannot.
 pub(crate) fn blocked_by_dialogs(method: &str, session_id: Option<&str>) -> bool {
     session_id.is_some()
@@ -214,7 +196,7 @@ mod tests {
             method: "M".into(),
             deadline,
             sent_at: 0.0,
-            purpose: Purpose::Setup,
+            purpose: Purpose::Quiet,
             blocked_by: None,
         }
     }

@@ -1,4 +1,4 @@
-//! Console errors (SPEC §5): the text of an uncaught exception or a `console.error` /
+//! Console errors (see [rules](crate::manual::rules), the supervisor's state): the text of an uncaught exception or a `console.error` /
 //! `console.assert` call, bounded in length.
 
 use std::borrow::Cow;
@@ -6,8 +6,7 @@ use std::borrow::Cow;
 use crate::cdp::{ConsoleApiCalled, ExceptionDetails, RemoteObject, ValueText};
 use crate::snapshot::ConsoleLevel;
 
-/// Characters kept of one console error's text; the rest is cut with an ellipsis.
-pub const MAX_CONSOLE_TEXT: usize = 2_000;
+pub use crate::limits::MAX_CONSOLE_TEXT;
 
 /// The level of a console call worth recording, or `None` for info, log, warnings, ...
 pub(crate) fn console_level(call: &ConsoleApiCalled<'_>) -> Option<ConsoleLevel> {

@@ -1,22 +1,15 @@
-//! Dialogs (SPEC §6.1-6.3): the policy, the pending dialogs and the ring of recent ones.
+//! The dialog types of the public API: the policy, the answer, and the action words.
 //!
-//! The supervisor's dialog handlers (`dialog_flow.rs`) apply the facts; this module holds
-//! the data and its small rules: ids, matching a close to its dialog, the bounds.
+//! The rules (open, answer, close attribution, watchdog, the bridge's answers) live in the
+//! crate's `Dialogs` component; see [`crate::manual::rules`] for them in words.
 
-use std::collections::VecDeque;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::DialogError;
-use crate::snapshot::{push_ring, ClosedBy, ClosedDialog, PendingDialog, MAX_RECENT_DIALOGS};
 
-/// Pending dialogs at most; beyond it the oldest is given up and recorded `remote`
-/// (SPEC §6.6). Only one native dialog shows per tab (fact 8), so more pending ones are
-/// already stale.
-pub const MAX_PENDING_DIALOGS: usize = 64;
-
-/// What happens when a dialog opens (SPEC §6.1).
+/// What happens when a dialog opens.
 ///
 /// ```
 /// use cdp_supervisor::DialogPolicy;
@@ -26,7 +19,7 @@ pub const MAX_PENDING_DIALOGS: usize = 64;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DialogPolicy {
-    /// Stays pending until the client answers; the watchdog dismisses it after
+    /// Stays pending until the embedder answers; the watchdog dismisses it after
     /// `dialog_timeout`.
     #[default]
     MustRespond,
@@ -76,102 +69,164 @@ impl FromStr for DialogAction {
     }
 }
 
-/// Where a dialog came from, which decides how it is answered.
+/// An answer to a dialog, for [`Supervisor::respond_dialog`](crate::Supervisor::respond_dialog).
+///
+/// Accepting a prompt without text returns its default text; the text is ignored by other
+/// dialog types (Chromium takes it but the page never sees it).
+///
+/// ```
+/// use cdp_supervisor::{Answer, DialogAction};
+/// assert_eq!(Answer::accept_with("Bob"), Answer::Accept { prompt_text: Some("Bob".into()) });
+/// assert_eq!(Answer::new(DialogAction::Dismiss, Some("ignored")), Answer::Dismiss);
+/// assert_eq!(Answer::accept().action(), DialogAction::Accept);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum DialogSource {
-    /// `Page.javascriptDialogOpening`; answered with `Page.handleJavaScriptDialog` on the
-    /// page session (fact 6).
-    Native,
-    /// A paused bridge request; answered with `Fetch.fulfillRequest` on the session it
-    /// paused on (fact 12).
-    Bridge {
-        session_id: String,
-        request_id: String,
+pub enum Answer {
+    /// OK: `confirm` returns true, `prompt` the text (its default text when `None`).
+    Accept {
+        /// The text a prompt returns.
+        prompt_text: Option<String>,
     },
+    /// Cancel: `confirm` returns false, `prompt` null.
+    Dismiss,
 }
 
-/// One pending dialog and what the supervisor is doing about it.
-#[derive(Debug, Clone)]
-pub(crate) struct Dialog {
-    pub info: PendingDialog,
-    pub source: DialogSource,
-    /// The answer in flight: its command id and on whose behalf it was sent.
-    pub answer: Option<(u64, ClosedBy)>,
-    /// Chromium said "No dialog is showing" while this one never closed (fact 15).
-    pub wedged: bool,
-    /// When the watchdog dismisses it (`must_respond` only).
-    pub watchdog_at: Option<f64>,
-}
-
-/// Pending and recent dialogs.
-#[derive(Debug, Default)]
-pub(crate) struct Dialogs {
-    pub pending: Vec<Dialog>,
-    pub recent: VecDeque<ClosedDialog>,
-    last_number: u64,
-}
-
-impl Dialogs {
-    /// The next dialog id, `d-1`, `d-2`, ...
-    pub fn next_id(&mut self) -> String {
-        self.last_number += 1;
-        format!("d-{}", self.last_number)
+impl Answer {
+    /// Accept, with a prompt's default text.
+    pub fn accept() -> Self {
+        Answer::Accept { prompt_text: None }
     }
 
-    pub fn pending_ids(&self) -> Vec<String> {
-        self.pending.iter().map(|d| d.info.id.clone()).collect()
-    }
-
-    pub fn index_of(&self, id: &str) -> Option<usize> {
-        self.pending.iter().position(|d| d.info.id == id)
-    }
-
-    /// Fact 7: a close names its frame; match the oldest dialog of that frame first, the
-    /// oldest dialog of the page second.
-    /// Only native dialogs close this way; bridge dialogs close with their response.
-    pub fn index_for_close(&self, frame_id: Option<&str>) -> Option<usize> {
-        let native = |d: &Dialog| d.source == DialogSource::Native;
-        let by_frame = frame_id.and_then(|f| {
-            self.pending
-                .iter()
-                .position(|d| native(d) && d.info.frame_id == f)
-        });
-        by_frame.or_else(|| self.pending.iter().position(native))
-    }
-
-    /// Moves the pending dialog at `index` to the recent ring and returns its record.
-    pub fn close(
-        &mut self,
-        index: usize,
-        now: f64,
-        closed_by: ClosedBy,
-        accepted: bool,
-        user_input: Option<String>,
-    ) -> Option<ClosedDialog> {
-        if index >= self.pending.len() {
-            return None;
+    /// Accept, a prompt returning `text`.
+    pub fn accept_with(text: impl Into<String>) -> Self {
+        Answer::Accept {
+            prompt_text: Some(text.into()),
         }
-        let d = self.pending.remove(index);
-        let record = ClosedDialog {
-            id: d.info.id,
-            kind: d.info.kind,
-            message: d.info.message,
-            opened_at: d.info.opened_at,
-            closed_at: now,
-            closed_by,
-            frame_id: d.info.frame_id,
-            accepted,
-            user_input,
-        };
-        push_ring(&mut self.recent, record.clone(), MAX_RECENT_DIALOGS);
-        Some(record)
     }
 
-    /// Who closed the dialog at `index`: whoever has an answer in flight, else `remote`.
-    pub fn closer(&self, index: usize) -> ClosedBy {
-        self.pending
-            .get(index)
-            .and_then(|d| d.answer.map(|(_, by)| by))
-            .unwrap_or(ClosedBy::Remote)
+    /// Dismiss.
+    pub fn dismiss() -> Self {
+        Answer::Dismiss
+    }
+
+    /// From the wire's words (an action and an optional text); a dismissal drops the text.
+    pub fn new(action: DialogAction, prompt_text: Option<&str>) -> Self {
+        match action {
+            DialogAction::Accept => Answer::Accept {
+                prompt_text: prompt_text.map(str::to_owned),
+            },
+            DialogAction::Dismiss => Answer::Dismiss,
+        }
+    }
+
+    /// Accept or dismiss.
+    pub fn action(&self) -> DialogAction {
+        match self {
+            Answer::Accept { .. } => DialogAction::Accept,
+            Answer::Dismiss => DialogAction::Dismiss,
+        }
+    }
+
+    /// The text given for a prompt, if any.
+    pub fn prompt_text(&self) -> Option<&str> {
+        match self {
+            Answer::Accept { prompt_text } => prompt_text.as_deref(),
+            Answer::Dismiss => None,
+        }
+    }
+}
+
+impl From<DialogAction> for Answer {
+    fn from(action: DialogAction) -> Self {
+        Answer::new(action, None)
+    }
+}
+
+/// A dialog's type, as Chromium names it (`alert`, `confirm`, `prompt`, `beforeunload`);
+/// a type this crate does not know survives as [`DialogKind::Other`]. Serialized as
+/// Chromium's name.
+///
+/// ```
+/// use cdp_supervisor::DialogKind;
+/// assert_eq!(DialogKind::from("prompt"), DialogKind::Prompt);
+/// assert_eq!(serde_json::to_string(&DialogKind::BeforeUnload)?, r#""beforeunload""#);
+/// let odd: DialogKind = serde_json::from_str(r#""print""#)?;
+/// assert_eq!(odd, DialogKind::Other("print".into()));
+/// assert!(odd == "print");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum DialogKind {
+    /// `alert(message)`.
+    Alert,
+    /// `confirm(message)`: true or false.
+    Confirm,
+    /// `prompt(message, default)`: a text or null.
+    Prompt,
+    /// The page asks whether to leave (type `beforeunload`, empty message).
+    BeforeUnload,
+    /// A type this crate does not know, kept as Chromium named it.
+    Other(String),
+}
+
+impl DialogKind {
+    /// Chromium's name for it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            DialogKind::Alert => "alert",
+            DialogKind::Confirm => "confirm",
+            DialogKind::Prompt => "prompt",
+            DialogKind::BeforeUnload => "beforeunload",
+            DialogKind::Other(name) => name,
+        }
+    }
+}
+
+impl From<&str> for DialogKind {
+    fn from(name: &str) -> Self {
+        match name {
+            "alert" => DialogKind::Alert,
+            "confirm" => DialogKind::Confirm,
+            "prompt" => DialogKind::Prompt,
+            "beforeunload" => DialogKind::BeforeUnload,
+            other => DialogKind::Other(other.to_owned()),
+        }
+    }
+}
+
+impl From<String> for DialogKind {
+    fn from(name: String) -> Self {
+        DialogKind::from(name.as_str())
+    }
+}
+
+impl std::fmt::Display for DialogKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for DialogKind {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for DialogKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl Serialize for DialogKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for DialogKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Ok(DialogKind::from(name.as_ref()))
     }
 }

@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use crate::dialog::DialogAction;
+
 /// A message from the browser that the supervisor could not apply. The state is unchanged
 /// by the part that failed; nothing panics.
 ///
@@ -11,6 +13,7 @@ use thiserror::Error;
 /// assert!(matches!(sup.handle_message(0.0, "{not json"), Err(InputError::Malformed { .. })));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum InputError {
     /// Not a JSON object of the CDP message shape.
     #[error("not a CDP message ({error}); the message was ignored")]
@@ -53,6 +56,7 @@ pub enum InputError {
 /// assert!(e.to_string().contains("F1"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum CommandError {
     /// Chromium answered with an error.
     #[error("{method} failed: CDP error {code}: {message}")]
@@ -64,7 +68,7 @@ pub enum CommandError {
         /// CDP's message.
         message: String,
     },
-    /// No reply before the deadline (fact 18: a blocked or crashed renderer answers nothing).
+    /// No reply before the deadline (see [chromium_facts](crate::manual::chromium_facts), every command needs a deadline: a blocked or crashed renderer answers nothing).
     #[error("{method} got no reply within {after_s:.3} s; the renderer may be blocked by a dialog or crashed (check the snapshot)")]
     Timeout {
         /// The method.
@@ -79,8 +83,8 @@ pub enum CommandError {
         method: String,
         /// The session.
         session_id: String,
-        /// `detached` or `crashed`.
-        reason: String,
+        /// Why it went.
+        reason: SessionGoneReason,
     },
     /// The connection closed.
     #[error("{method} cannot complete: the connection to the browser closed; reconnect and retry")]
@@ -94,7 +98,7 @@ pub enum CommandError {
         /// The frame id given.
         frame_id: String,
     },
-    /// Script evaluation aimed at a frame that has no session of its own (SPEC §6.7).
+    /// Script evaluation aimed at a frame that has no session of its own (see [rules](crate::manual::rules), routing a command into a frame).
     #[error("frame {frame_id} is not an OOPIF: it shares session {session_id} with its parent, so {method} there would run in another frame's context; reach it from its parent's document instead (e.g. document.querySelector('iframe').contentWindow / .contentDocument), or pass the parent's frame id")]
     NotAnOopif {
         /// The frame.
@@ -107,7 +111,7 @@ pub enum CommandError {
     /// No page session yet (or any more).
     #[error("no page is attached (the supervisor is connecting or the tab is gone); wait for page.state \"live\"")]
     NotAttached,
-    /// The cap on commands in flight (SPEC §6.6).
+    /// The cap on commands in flight (see [rules](crate::manual::rules), bounds).
     #[error("{limit} commands are already in flight; wait for some to finish before sending more")]
     TooManyInFlight {
         /// The cap.
@@ -129,6 +133,7 @@ pub enum CommandError {
 /// assert!(e.to_string().contains("d-1, d-2"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum DialogError {
     /// Nothing to answer.
     #[error("no dialog is pending; take a snapshot to see recent_dialogs")]
@@ -157,7 +162,7 @@ pub enum DialogError {
     /// The action was neither `accept` nor `dismiss`.
     #[error("unknown dialog action {0:?}: use \"accept\" or \"dismiss\"")]
     BadAction(String),
-    /// Chromium says no dialog is showing while this one never closed (fact 15).
+    /// Chromium says no dialog is showing while this one never closed (see [chromium_facts](crate::manual::chromium_facts), two dialogs at once can wedge a frame).
     #[error("dialog {dialog_id} is wedged: Chromium can no longer answer it; call recover (navigates the page) to release the tab")]
     Wedged {
         /// The dialog.
@@ -174,4 +179,82 @@ pub enum DialogError {
     /// No page session to answer on.
     #[error("no page is attached, so no dialog can be answered")]
     NotAttached,
+    /// The browser closed the dialog itself (its close contradicts the answer: `result`
+    /// is not what the answer asked for) before the answer took effect. The dialog is no
+    /// longer pending; nothing is left to do. See [`crate::manual::chromium_facts`]:
+    /// Chromium can close a dialog by itself while an answer is in flight.
+    #[error("the browser closed dialog {dialog_id} (result {result}) before your {} took effect; nothing to do, it is no longer pending", match .action { DialogAction::Accept => "accept", DialogAction::Dismiss => "dismiss" })]
+    ClosedByBrowser {
+        /// The dialog.
+        dialog_id: String,
+        /// The close's `result` (whether the dialog was accepted, by someone else).
+        result: bool,
+        /// What the answer asked for.
+        action: DialogAction,
+    },
+}
+
+impl DialogError {
+    /// The dialog the error is about, when it names one.
+    ///
+    /// ```
+    /// use cdp_supervisor::DialogError;
+    /// let e = DialogError::Wedged { dialog_id: "d-2".into() };
+    /// assert_eq!(e.dialog_id(), Some("d-2"));
+    /// assert_eq!(DialogError::NoDialogPending.dialog_id(), None);
+    /// ```
+    pub fn dialog_id(&self) -> Option<&str> {
+        match self {
+            DialogError::UnknownDialog { dialog_id, .. }
+            | DialogError::AnswerInFlight { dialog_id }
+            | DialogError::Wedged { dialog_id }
+            | DialogError::Command { dialog_id, .. }
+            | DialogError::ClosedByBrowser { dialog_id, .. } => Some(dialog_id),
+            _ => None,
+        }
+    }
+}
+
+/// Why a session went away, in [`CommandError::SessionGone`].
+///
+/// ```
+/// use cdp_supervisor::error::SessionGoneReason;
+/// assert_eq!(SessionGoneReason::Crashed.to_string(), "crashed");
+/// assert!(SessionGoneReason::Detached == "detached");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionGoneReason {
+    /// The target detached: closed, navigated away, its frame removed.
+    Detached,
+    /// The renderer crashed; commands on it are never answered.
+    Crashed,
+}
+
+impl SessionGoneReason {
+    /// `detached` or `crashed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionGoneReason::Detached => "detached",
+            SessionGoneReason::Crashed => "crashed",
+        }
+    }
+}
+
+impl std::fmt::Display for SessionGoneReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for SessionGoneReason {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for SessionGoneReason {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }

@@ -1,4 +1,4 @@
-//! Frames (SPEC §5): frame id → parent, url, origin, name, owning session, OOPIF or not.
+//! Frames (see [rules](crate::manual::rules), the supervisor's state): frame id → parent, url, origin, name, owning session, OOPIF or not.
 //!
 //! Plain data plus the tree walks; the supervisor decides when frames come and go and
 //! emits the diffs.
@@ -7,8 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::snapshot::FrameInfo;
 
-/// Default cap on known frames (SPEC §6.6).
-pub const DEFAULT_MAX_FRAMES: usize = 10_000;
+pub use crate::limits::DEFAULT_MAX_FRAMES;
 
 /// One known frame.
 #[derive(Debug, Clone)]
@@ -39,13 +38,30 @@ impl Frames {
         self.by_id.get(id)
     }
 
-    /// Mutable access to a frame's owner; its parent changes go through [`Frames::set_parent`].
-    pub fn set_owner(&mut self, id: &str, owner_session: &str) {
-        if let Some(f) = self.by_id.get_mut(id) {
-            if f.owner_session != owner_session {
-                f.owner_session = owner_session.to_owned();
-            }
-        }
+    /// The frame is an OOPIF with its own `session`: the one place that sets `is_oopif`,
+    /// `session_id` and the owning session together. Returns the info before and after.
+    pub fn make_oopif(&mut self, id: &str, session: &str) -> Option<(FrameInfo, FrameInfo)> {
+        let frame = self.by_id.get_mut(id)?;
+        let before = frame.info.clone();
+        frame.owner_session = session.to_owned();
+        frame.info.is_oopif = true;
+        frame.info.session_id = Some(session.to_owned());
+        Some((before, frame.info.clone()))
+    }
+
+    /// The frame went back in-process, owned by `parent_session` (the other half of
+    /// [`Frames::make_oopif`]).
+    pub fn make_in_process(
+        &mut self,
+        id: &str,
+        parent_session: &str,
+    ) -> Option<(FrameInfo, FrameInfo)> {
+        let frame = self.by_id.get_mut(id)?;
+        let before = frame.info.clone();
+        frame.owner_session = parent_session.to_owned();
+        frame.info.is_oopif = false;
+        frame.info.session_id = None;
+        Some((before, frame.info.clone()))
     }
 
     /// Applies `change` to a frame's info, keeping the parent index right and refusing a
@@ -59,6 +75,9 @@ impl Frames {
         let frame = self.by_id.get_mut(id)?;
         let before = frame.info.clone();
         change(&mut frame.info);
+        // Whether it is an OOPIF changes only through `make_oopif` / `make_in_process`.
+        frame.info.is_oopif = before.is_oopif;
+        frame.info.session_id.clone_from(&before.session_id);
         if frame.info.parent_frame_id.as_deref() == Some(id) {
             frame.info.parent_frame_id = before.parent_frame_id.clone();
         }
@@ -75,7 +94,15 @@ impl Frames {
     }
 
     /// Inserts a new frame at the end of the knowledge order.
-    pub fn insert(&mut self, info: FrameInfo, owner_session: String) {
+    /// Adds a frame; with `info.is_oopif`, its own session (`info.session_id`) owns it.
+    pub fn insert(&mut self, mut info: FrameInfo, mut owner_session: String) {
+        match (&info.session_id, info.is_oopif) {
+            (Some(own), true) => owner_session.clone_from(own),
+            _ => {
+                info.is_oopif = false;
+                info.session_id = None;
+            }
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         let id = info.frame_id.clone();

@@ -36,40 +36,65 @@
 //!
 //! ## Map
 //!
-//! - [`supervisor`]: the state machine, its inputs and outputs, targets, frames, console.
-//! - `dialog_flow`: dialog handling on the supervisor (facts 6-11, 15).
-//! - [`dialog`], [`frame`], [`session`], [`command`]: the tables and their small rules.
+//! - [`Supervisor`] (`supervisor.rs`): the one owner of state, and a dispatcher: inputs go
+//!   to the component whose rule they are; outputs come from one `Outbox`.
+//! - `Outbox` (`outbox.rs`): the clock, command ids, commands in flight, output queues.
+//! - `Dialogs` (`dialogs.rs`): every dialog rule, one record per answer in flight.
+//! - `Tab` (`tab.rs`): the page, sessions, frames, routing, the console ring.
+//! - Flows (`flow/`): multi-step jobs as small state machines; the attach flow first.
+//! - [`Config`], [`Event`], [`Output`], [`Warning`]: the public inputs and outputs.
+//! - [`dialog`], [`frame`], [`session`], [`command`]: the tables' types.
 //! - [`snapshot`]: the snapshot and diff types, the `frame_tree` view, [`Mirror`].
-//! - [`bridge`]: the dialog bridge's script and request rules (SPEC §6.5).
-//! - [`wire`] and `cdp`: the CDP envelope and the payloads read.
+//! - [`bridge`]: the dialog bridge's script and request rules.
+//! - [`limits`]: every bound in one place.
 //! - [`replay`]: recorded traces and their replay.
+//! - [`manual`]: the Chromium facts the code relies on, and the rules it keeps.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod ax;
 pub mod bridge;
+mod cascade;
 mod cdp;
 pub mod command;
+mod config;
 mod console;
 pub mod dialog;
-mod dialog_flow;
+mod dialogs;
 pub mod error;
+mod event;
+mod flow;
 pub mod frame;
 pub mod keys;
+pub mod limits;
+pub mod manual;
+mod outbox;
 pub mod replay;
 pub mod session;
 pub mod snapshot;
 pub mod supervisor;
+mod tab;
 pub mod wire;
 
 pub use command::CommandId;
-pub use console::MAX_CONSOLE_TEXT;
-pub use dialog::{DialogAction, DialogPolicy, MAX_PENDING_DIALOGS};
-pub use error::{CommandError, DialogError, InputError};
+pub use config::{BridgeConfig, Config};
+pub use dialog::{Answer, DialogAction, DialogKind, DialogPolicy};
+pub use error::{CommandError, DialogError, InputError, SessionGoneReason};
+pub use event::{Event, Output, Warning};
+#[doc(hidden)]
+pub use limits::TableSizes;
+pub use limits::{MAX_CONSOLE_TEXT, MAX_PENDING_DIALOGS};
 pub use snapshot::{
     ClosedBy, ClosedDialog, ConsoleEntry, ConsoleLevel, Diff, FrameInfo, FrameTree, Mirror,
     PageInfo, PageState, PendingDialog, Snapshot,
 };
-pub use supervisor::{Config, Event, Output, Supervisor, TableSizes};
+pub use supervisor::Supervisor;
 pub use wire::OutgoingCommand;
+
+/// The README's Rust snippets that use only the core, compiled and run as doc tests so
+/// they cannot drift (the transports' snippets are marked `ignore`: their own crates'
+/// doc tests cover them).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,4 +1,4 @@
-//! Recorded traces (SPEC §7): parsing, and replaying one into a supervisor.
+//! Recorded traces (see [rules](crate::manual::rules), recorded traces): parsing, and replaying one into a supervisor.
 //!
 //! A trace is JSON Lines: `{"t": secs, "dir": "in"|"out"|"connect"|"disconnect", "msg": {..}}`.
 //! Replay feeds the `in` messages at their times. The supervisor's own commands get other
@@ -174,8 +174,7 @@ pub struct Replayer<'t, 'a> {
     stats: ReplayStats,
 }
 
-/// Timeouts fired between two entries at most; a guard, never reached by a sane state.
-const MAX_TIMEOUTS_PER_STEP: usize = 100_000;
+use crate::limits::MAX_TIMEOUTS_PER_REPLAY_STEP as MAX_TIMEOUTS_PER_STEP;
 
 impl<'t, 'a> Replayer<'t, 'a> {
     /// A replayer at the start of `trace`.

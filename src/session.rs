@@ -1,4 +1,4 @@
-//! Sessions (SPEC §5): session id → target, type, parent session, set-up state, and the
+//! Sessions (see [rules](crate::manual::rules), the supervisor's state): session id → target, type, parent session, set-up state, and the
 //! execution contexts that map console messages to frames.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -6,19 +6,17 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-/// Default cap on tracked sessions (SPEC §6.6).
-pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
-/// Execution contexts remembered per session; the oldest is forgotten beyond it.
-pub(crate) const MAX_CONTEXTS_PER_SESSION: usize = 32;
+pub use crate::limits::DEFAULT_MAX_SESSIONS;
+use crate::limits::MAX_CONTEXTS_PER_SESSION;
 
 /// What a session is attached to (`targetInfo.type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TargetKind {
     /// The supervised tab.
     Page,
-    /// An out-of-process iframe (fact 2).
+    /// An out-of-process iframe (see [chromium_facts](crate::manual::chromium_facts), a cross-origin iframe is a child session that waits).
     Iframe,
-    /// A dedicated or shared worker (fact 14).
+    /// A dedicated or shared worker (see [chromium_facts](crate::manual::chromium_facts), workers).
     Worker,
     /// Anything else auto-attach brings.
     Other,
@@ -106,7 +104,7 @@ impl Sessions {
         self.by_id.insert(id.into(), session);
     }
 
-    /// `id` and every session below it, parents first (fact 5: nested sessions vanish with
+    /// `id` and every session below it, parents first (see [chromium_facts](crate::manual::chromium_facts), a navigation drops nested sessions silently: nested sessions vanish with
     /// their parent). Visits each session once, so a hostile parent cycle cannot loop.
     pub fn self_and_descendants(&self, id: &str) -> Vec<String> {
         if !self.contains(id) {

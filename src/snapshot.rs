@@ -1,5 +1,5 @@
-//! The snapshot of SPEC §9, its diffs, and [`Mirror`], which folds diffs back into a
-//! snapshot (what a client does; the property tests check it equals
+//! The snapshot (see [rules](crate::manual::rules), the snapshot), its diffs, and [`Mirror`], which folds diffs back into a
+//! snapshot (what an embedder does; the property tests check it equals
 //! [`Supervisor::snapshot`](crate::Supervisor::snapshot)).
 
 use std::collections::{BTreeMap, VecDeque};
@@ -7,14 +7,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-/// Listed children of `frame_tree` at most (SPEC §9).
-pub const MAX_LISTED_CHILDREN: usize = 30;
-/// OOPIFs deeper than this are left out of `frame_tree` with their subtree (SPEC §9).
-pub const MAX_LISTED_OOPIF_DEPTH: usize = 2;
-/// Closed dialogs kept in `recent_dialogs` (SPEC §6.6).
-pub const MAX_RECENT_DIALOGS: usize = 20;
-/// Console errors kept (SPEC §5).
-pub const MAX_CONSOLE_ERRORS: usize = 50;
+use crate::dialog::DialogKind;
+
+pub use crate::limits::{
+    MAX_CONSOLE_ERRORS, MAX_LISTED_CHILDREN, MAX_LISTED_OOPIF_DEPTH, MAX_RECENT_DIALOGS,
+};
 
 /// One frame, as diffs describe it.
 ///
@@ -57,7 +54,7 @@ pub struct TopFrame {
     pub origin: String,
 }
 
-/// The `frame_tree` view of SPEC §9, computed from every known frame.
+/// The `frame_tree` view (see [rules](crate::manual::rules), the snapshot), computed from every known frame.
 ///
 /// ```
 /// use cdp_supervisor::snapshot::FrameTree;
@@ -82,7 +79,7 @@ pub struct PendingDialog {
     pub id: String,
     /// `alert`, `confirm`, `prompt` or `beforeunload`, as Chromium names it.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: DialogKind,
     /// The dialog's message.
     pub message: String,
     /// The prompt's default text (empty for other types).
@@ -96,11 +93,11 @@ pub struct PendingDialog {
     pub url: String,
 }
 
-/// Who closed a dialog (SPEC §6.2).
+/// Who closed a dialog (see [rules](crate::manual::rules), closing, and closed_by).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClosedBy {
-    /// The client answered it.
+    /// The embedder (the agent) answered it.
     Agent,
     /// The `auto_dismiss` / `auto_accept` policy answered it.
     AutoPolicy,
@@ -117,7 +114,7 @@ pub struct ClosedDialog {
     pub id: String,
     /// Its type.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: DialogKind,
     /// Its message.
     pub message: String,
     /// When it opened.
@@ -166,7 +163,7 @@ impl ConsoleLevel {
     }
 }
 
-/// One console error (SPEC §5).
+/// One console error (see [rules](crate::manual::rules), the supervisor's state).
 ///
 /// ```
 /// use cdp_supervisor::{ConsoleEntry, ConsoleLevel};
@@ -191,7 +188,7 @@ pub struct ConsoleEntry {
     pub at: f64,
 }
 
-/// The supervised page's state (SPEC §9).
+/// The supervised page's state (see [rules](crate::manual::rules), the snapshot).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PageState {
@@ -199,10 +196,10 @@ pub enum PageState {
     Attaching,
     /// Answering.
     Live,
-    /// Attached but not answering (fact 11) or a dialog Chromium can no longer answer
-    /// (fact 15); `recover` releases it.
+    /// Attached but not answering (see [chromium_facts](crate::manual::chromium_facts), a dialog left open wedges the tab) or a dialog Chromium can no longer answer
+    /// (see [chromium_facts](crate::manual::chromium_facts), two dialogs at once can wedge a frame); `recover` releases it.
     Blocked,
-    /// The renderer crashed (fact 13).
+    /// The renderer crashed (see [chromium_facts](crate::manual::chromium_facts), a crash).
     Crashed,
     /// The session is gone (target closed, connection lost).
     Detached,
@@ -222,7 +219,7 @@ pub struct PageInfo {
     pub reason: Option<String>,
 }
 
-/// The whole observable state (SPEC §9).
+/// The whole observable state (see [rules](crate::manual::rules), the snapshot).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     /// Dialogs waiting for an answer, oldest first.
@@ -239,7 +236,7 @@ pub struct Snapshot {
     pub page: Option<PageInfo>,
 }
 
-/// One change to the state (SPEC §9). Serialized with an `op` tag.
+/// One change to the state (see [rules](crate::manual::rules), the snapshot). Serialized with an `op` tag.
 ///
 /// ```
 /// use cdp_supervisor::Diff;
@@ -249,6 +246,7 @@ pub struct Snapshot {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Diff {
     /// A dialog became pending.
     DialogOpened {
@@ -288,6 +286,7 @@ pub enum Diff {
     },
 }
 
+#[doc(hidden)] // internal: the frame_tree view, public for tests
 /// Builds the `frame_tree` view from every known frame, given in the order they became known.
 ///
 /// The top is the frame whose id is `top_id` (the page's target id). Breadth-first, at most
@@ -356,7 +355,7 @@ pub fn build_frame_tree<'a>(
     }
 }
 
-/// Folds diffs into a snapshot, as a client of the supervisor would.
+/// Folds diffs into a snapshot, as an embedder of the supervisor would.
 ///
 /// ```
 /// use cdp_supervisor::{Diff, Mirror};

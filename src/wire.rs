@@ -14,7 +14,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
 use crate::cdp::{deserialize_event, BorrowedCow, CdpEvent};
+use crate::error::InputError;
 
+#[doc(hidden)] // internal: the reader, public for the replay benchmark
 /// One incoming CDP message, borrowed from the frame's text.
 ///
 /// ```
@@ -202,7 +204,17 @@ pub struct CdpError {
 }
 
 impl CdpError {
-    /// Fact 10: `Page.handleJavaScriptDialog` with nothing showing.
+    /// This error as the outcome of a command with `method`.
+    pub(crate) fn into_command_error(self, method: &str) -> crate::error::CommandError {
+        crate::error::CommandError::Cdp {
+            method: method.to_owned(),
+            code: self.code,
+            message: self.message,
+        }
+    }
+
+    /// `Page.handleJavaScriptDialog` with nothing showing (see
+    /// [chromium_facts](crate::manual::chromium_facts), no dialog is showing).
     pub fn is_no_dialog_showing(&self) -> bool {
         self.message.contains("No dialog is showing")
     }
@@ -275,6 +287,59 @@ impl OutgoingCommand {
 /// would send `{}`.
 pub(crate) fn to_raw<T: Serialize>(value: &T) -> Option<Box<RawValue>> {
     serde_json::value::to_raw_value(value).ok()
+}
+
+/// Parses params (or a result) into `T`; absent params count as `{}`.
+pub(crate) fn parse<'a, T: Deserialize<'a>>(
+    method: &str,
+    params: Option<&'a RawValue>,
+) -> Result<T, InputError> {
+    let text = params.map(RawValue::get).unwrap_or("{}");
+    serde_json::from_str(text).map_err(|e| InputError::BadParams {
+        method: method.to_owned(),
+        error: e.to_string(),
+    })
+}
+
+/// A message that did not parse: if its envelope is fine, blame the params of its method.
+pub(crate) fn classify_parse_error(text: &str, error: serde_json::Error) -> InputError {
+    #[derive(Deserialize)]
+    struct Lazy<'a> {
+        #[serde(default, borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+        #[serde(default, borrow)]
+        #[allow(dead_code)] // only its validity matters
+        params: Option<&'a RawValue>,
+    }
+    match serde_json::from_str::<Lazy<'_>>(text) {
+        Ok(Lazy {
+            method: Some(method),
+            ..
+        }) if text.trim_start().starts_with('{') => InputError::BadParams {
+            method: method.into_owned(),
+            error: error.to_string(),
+        },
+        _ => InputError::Malformed {
+            error: error.to_string(),
+        },
+    }
+}
+
+impl CdpError {
+    /// A reply's outcome: its `result` (`None`: a reply with neither, read as an empty
+    /// result) or its `error`.
+    pub(crate) fn reply_outcome<'a>(
+        result: Option<&'a RawValue>,
+        error: Option<&'a RawValue>,
+    ) -> Result<Option<&'a RawValue>, CdpError> {
+        match (result, error) {
+            (_, Some(e)) => Err(serde_json::from_str(e.get()).unwrap_or(CdpError {
+                code: 0,
+                message: e.get().to_owned(),
+            })),
+            (r, None) => Ok(r),
+        }
+    }
 }
 
 #[cfg(test)]

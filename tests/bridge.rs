@@ -10,11 +10,9 @@ use harness::{replay_trace_with, Harness, PAGE, PS};
 const TOKEN: &str = "s3cr3t-t0ken";
 
 fn config() -> Config {
-    Config {
-        bridge: true,
-        bridge_token: TOKEN.into(),
-        ..Config::default()
-    }
+    let mut config = Config::default();
+    config.bridge = Some(cdp_supervisor::BridgeConfig::new(TOKEN));
+    config
 }
 
 fn with_oopif(config: Config) -> Harness {
@@ -114,7 +112,11 @@ fn bridge_request_becomes_a_dialog_answered_on_its_own_session() {
     );
     let id = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, Some("Alice"), None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, Some("Alice")),
+            None,
+        )
         .unwrap();
     h.drain();
     let f = fulfills(&h)[0].clone();
@@ -177,7 +179,9 @@ fn answers_decode_to_the_documented_values() {
             PAGE,
             &bridge_url(TOKEN, kind, "m", "dflt"),
         );
-        h.sup.respond_dialog(h.now, *action, None, None).unwrap();
+        h.sup
+            .respond_dialog(h.now, cdp_supervisor::Answer::new(*action, None), None)
+            .unwrap();
         h.drain();
         let f = fulfills(&h)[i].clone();
         assert_eq!(body_of(&f.json), *body, "{kind}");
@@ -212,7 +216,7 @@ fn forged_request_without_token_gets_an_error_status_and_no_dialog() {
     assert!(h
         .events
         .iter()
-        .any(|e| matches!(e, Event::Warning { message } if message.contains("forge"))));
+        .any(|e| matches!(e, Event::Warning(w) if w.to_string().contains("forge"))));
 }
 
 #[test]
@@ -292,7 +296,11 @@ fn invalid_interception_id_on_an_answer_is_a_remote_close() {
     );
     let id = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None,
+        )
         .unwrap();
     h.drain();
     h.reply_error(id.0, -32602, "Invalid InterceptionId.");
@@ -306,9 +314,10 @@ fn invalid_interception_id_on_an_answer_is_a_remote_close() {
 
 #[test]
 fn policies_and_watchdog_apply_to_bridge_dialogs() {
-    let mut h = with_oopif(Config {
-        policy: DialogPolicy::AutoAccept,
-        ..config()
+    let mut h = with_oopif({
+        let mut config = config();
+        config.policy = DialogPolicy::AutoAccept;
+        config
     });
     paused(
         &mut h,
@@ -325,9 +334,10 @@ fn policies_and_watchdog_apply_to_bridge_dialogs() {
         ClosedBy::AutoPolicy
     );
 
-    let mut h = with_oopif(Config {
-        dialog_timeout: std::time::Duration::from_secs(2),
-        ..config()
+    let mut h = with_oopif({
+        let mut config = config();
+        config.dialog_timeout = std::time::Duration::from_secs(2);
+        config
     });
     paused(
         &mut h,
@@ -398,7 +408,7 @@ fn recorded_bridge_requests_without_our_token_are_refused_once_each() {
     let forged = run
         .events
         .iter()
-        .filter(|(_, e)| matches!(e, Event::Warning { message } if message.contains("forge")))
+        .filter(|(_, e)| matches!(e, Event::Warning(w) if w.to_string().contains("forge")))
         .count();
     assert_eq!(
         forged, 3,

@@ -46,7 +46,11 @@ fn fact6_oopif_dialog_is_pending_with_its_frame_and_answered_on_the_page_session
     );
     assert_eq!(d.opened_at, h.now);
     h.sup
-        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None,
+        )
         .unwrap();
     h.drain();
     let answer = answers_sent(&h)[0];
@@ -64,7 +68,11 @@ fn fact7_close_before_reply_is_closed_by_agent() {
     h.dialog_opening(PAGE, "alert", "hi");
     let id = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, None, Some("d-1"))
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            Some("d-1"),
+        )
         .unwrap();
     h.drain();
     h.dialog_closed(PAGE, true);
@@ -86,7 +94,11 @@ fn reply_before_close_is_closed_by_agent_too() {
     h.dialog_opening(PAGE, "alert", "hi");
     let id = h
         .sup
-        .respond_dialog(h.now, DialogAction::Dismiss, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Dismiss, None),
+            None,
+        )
         .unwrap();
     h.drain();
     h.reply(id.0, "{}");
@@ -138,9 +150,10 @@ fn fact20_lone_close_is_tolerated() {
 
 #[test]
 fn auto_dismiss_answers_at_once_and_records_auto_policy() {
-    let mut h = Harness::attached(Config {
-        policy: DialogPolicy::AutoDismiss,
-        ..Config::default()
+    let mut h = Harness::attached({
+        let mut config = Config::default();
+        config.policy = DialogPolicy::AutoDismiss;
+        config
     });
     h.dialog_opening(PAGE, "confirm", "?");
     let answer = answers_sent(&h)[0].clone();
@@ -159,9 +172,10 @@ fn auto_dismiss_answers_at_once_and_records_auto_policy() {
 
 #[test]
 fn auto_accept_gives_a_prompt_its_default_text() {
-    let mut h = Harness::attached(Config {
-        policy: DialogPolicy::AutoAccept,
-        ..Config::default()
+    let mut h = Harness::attached({
+        let mut config = Config::default();
+        config.policy = DialogPolicy::AutoAccept;
+        config
     });
     h.dialog_opening(PAGE, "prompt", "name?");
     let answer = answers_sent(&h)[0].clone();
@@ -199,9 +213,10 @@ fn policy_change_applies_to_dialogs_opened_afterwards() {
 
 #[test]
 fn watchdog_dismisses_after_dialog_timeout() {
-    let mut h = Harness::attached(Config {
-        dialog_timeout: Duration::from_secs(1),
-        ..Config::default()
+    let mut h = Harness::attached({
+        let mut config = Config::default();
+        config.dialog_timeout = Duration::from_secs(1);
+        config
     });
     let opened = h.now;
     h.dialog_opening(PAGE, "confirm", "?");
@@ -220,13 +235,18 @@ fn watchdog_dismisses_after_dialog_timeout() {
 
 #[test]
 fn answered_dialog_has_no_watchdog() {
-    let mut h = Harness::attached(Config {
-        dialog_timeout: Duration::from_secs(1),
-        ..Config::default()
+    let mut h = Harness::attached({
+        let mut config = Config::default();
+        config.dialog_timeout = Duration::from_secs(1);
+        config
     });
     h.dialog_opening(PAGE, "alert", "?");
     h.sup
-        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None,
+        )
         .unwrap();
     h.drain();
     h.advance(0.5);
@@ -241,7 +261,11 @@ fn failed_answer_leaves_the_dialog_pending_and_reports_the_error() {
     h.dialog_opening(PAGE, "alert", "?");
     let id = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None,
+        )
         .unwrap();
     h.drain();
     h.reply_error(id.0, -32000, "Something odd");
@@ -257,7 +281,11 @@ fn failed_answer_leaves_the_dialog_pending_and_reports_the_error() {
     // And it can be answered again.
     let again = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None,
+        )
         .unwrap();
     h.drain();
     h.dialog_closed(PAGE, true);
@@ -274,7 +302,11 @@ fn answer_timeout_leaves_the_dialog_pending() {
     h.dialog_opening(PAGE, "alert", "?");
     let id = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None,
+        )
         .unwrap();
     h.drain();
     h.advance(11.0);
@@ -288,21 +320,50 @@ fn answer_timeout_leaves_the_dialog_pending() {
     assert_eq!(h.snapshot().pending_dialogs.len(), 1);
 }
 
+/// Changed with the close-attribution rule (Chromium can close a dialog by itself while
+/// an answer is in flight): the close here (`result: false`) contradicts the accept, so the
+/// answer's one outcome says the browser closed it first. Still one outcome, no wedge.
 #[test]
-fn no_dialog_showing_after_chromium_closed_it_is_not_an_error() {
+fn no_dialog_showing_after_chromium_closed_it_is_one_outcome_and_no_wedge() {
     let mut h = attached();
     h.dialog_opening(PAGE, "alert", "?");
     let id = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None,
+        )
         .unwrap();
     h.drain();
     h.dialog_closed(PAGE, false); // a navigation closed it first
     h.reply_error(id.0, -32602, "No dialog is showing");
     let out = answered(&h, id);
     assert_eq!(out.len(), 1);
-    assert!(out[0].is_ok(), "{:?}", out[0]);
+    assert!(
+        matches!(&out[0], Err(DialogError::ClosedByBrowser { dialog_id, result: false, .. }) if dialog_id == "d-1"),
+        "{:?}",
+        out[0]
+    );
     assert_eq!(h.snapshot().page.unwrap().state, PageState::Live);
+}
+
+#[test]
+fn a_dismiss_closed_with_result_false_is_the_answers_doing() {
+    let mut h = attached();
+    h.dialog_opening(PAGE, "alert", "?");
+    let id = h
+        .sup
+        .respond_dialog(h.now, cdp_supervisor::Answer::dismiss(), None)
+        .unwrap();
+    h.drain();
+    h.dialog_closed(PAGE, false);
+    h.reply_error(id.0, -32602, "No dialog is showing");
+    let out = answered(&h, id);
+    assert!(
+        matches!(out.as_slice(), [Ok(d)] if d.closed_by == ClosedBy::Agent),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -313,7 +374,11 @@ fn fact15_wedge_blocks_the_page_and_recover_navigates_and_releases() {
     h.dialog_closed(PAGE, false); // fact 8: the first is closed by Chromium
     let id = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None,
+        )
         .unwrap();
     h.drain();
     h.reply_error(id.0, -32602, "No dialog is showing");
@@ -429,15 +494,22 @@ fn spec_6_4_commands_in_flight_are_reported_blocked_at_once_and_still_end_once()
 fn respond_dialog_errors_say_what_to_do() {
     let mut h = attached();
     assert_eq!(
-        h.sup
-            .respond_dialog(h.now, DialogAction::Accept, None, None),
+        h.sup.respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None
+        ),
         Err(DialogError::NoDialogPending)
     );
     h.dialog_opening(PAGE, "alert", "1");
     h.dialog_opening(PAGE, "alert", "2");
     let e = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None,
+        )
         .unwrap_err();
     assert_eq!(
         e,
@@ -448,7 +520,11 @@ fn respond_dialog_errors_say_what_to_do() {
     assert!(e.to_string().contains("dialog_id"));
     let e = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, None, Some("d-9"))
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            Some("d-9"),
+        )
         .unwrap_err();
     assert!(e.to_string().contains("d-9") && e.to_string().contains("d-1, d-2"));
     let e = "maybe".parse::<DialogAction>().unwrap_err();
@@ -460,14 +536,22 @@ fn prompt_accepted_without_text_returns_its_default() {
     let mut h = attached();
     h.dialog_opening(PAGE, "prompt", "name?");
     h.sup
-        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None,
+        )
         .unwrap();
     h.drain();
     assert!(answers_sent(&h)[0].json.contains(r#""promptText":"def""#));
     h.dialog_closed(PAGE, false);
     h.dialog_opening(PAGE, "prompt", "again");
     h.sup
-        .respond_dialog(h.now, DialogAction::Accept, Some("mine"), None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, Some("mine")),
+            None,
+        )
         .unwrap();
     h.drain();
     assert!(answers_sent(&h)[1].json.contains(r#""promptText":"mine""#));
@@ -533,7 +617,11 @@ fn disconnect_closes_pending_remote_and_fails_the_answer_in_flight() {
     h.dialog_opening(PAGE, "alert", "1");
     let id = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            None,
+        )
         .unwrap();
     h.drain();
     h.sup.handle_disconnected(h.now);
@@ -573,11 +661,19 @@ fn a_second_answer_while_one_is_in_flight_is_refused() {
     let mut h = attached();
     h.dialog_opening(PAGE, "confirm", "?");
     h.sup
-        .respond_dialog(h.now, DialogAction::Dismiss, None, None)
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Dismiss, None),
+            None,
+        )
         .unwrap();
     let e = h
         .sup
-        .respond_dialog(h.now, DialogAction::Accept, None, Some("d-1"))
+        .respond_dialog(
+            h.now,
+            cdp_supervisor::Answer::new(DialogAction::Accept, None),
+            Some("d-1"),
+        )
         .unwrap_err();
     assert_eq!(
         e,
@@ -639,4 +735,136 @@ fn planned_stop_gives_up_after_its_grace() {
     assert!(!h.sup.ready_to_close());
     h.advance(1.5);
     assert!(h.sup.ready_to_close());
+}
+
+// ---- close attribution: Chromium can close a dialog by itself while an answer is in
+// flight (see the manual's chromium_facts). A close is the answer's doing only when it
+// agrees with it.
+
+/// `auto_accept` sent an accept; Chromium closed the confirm with `result: false`
+/// (a frame committed a navigation). The close is `remote`, the policy's answer ends
+/// quietly: no event beyond the close record, no warning, no wedge.
+#[test]
+fn auto_accept_confirm_closed_with_result_false_is_remote() {
+    let mut h = Harness::attached({
+        let mut config = Config::default();
+        config.policy = DialogPolicy::AutoAccept;
+        config
+    });
+    h.dialog_opening(PAGE, "confirm", "Sure?");
+    let answer = answers_sent(&h)[0].clone();
+    assert!(answer.json.contains(r#""accept":true"#));
+    h.dialog_closed(PAGE, false);
+    h.reply_error(answer.id, -32602, "No dialog is showing");
+    let s = h.snapshot();
+    let r = &s.recent_dialogs[0];
+    assert_eq!((r.closed_by, r.accepted), (ClosedBy::Remote, false));
+    assert!(s.pending_dialogs.is_empty());
+    assert_eq!(s.page.unwrap().state, PageState::Live, "no wedge");
+    assert!(
+        !h.events
+            .iter()
+            .any(|e| matches!(e, Event::DialogAnswered { .. } | Event::Warning(_))),
+        "a policy answer the browser overtook reports nothing more: {:?}",
+        h.events
+    );
+}
+
+/// The agent accepted a prompt with "Bob"; the close says `userInput: "other"`: someone
+/// else closed it. The record is `remote` (accepted, as the close says) and the agent's
+/// answer ends once, with `ClosedByBrowser`, whose text says there is nothing to do.
+#[test]
+fn agent_accept_of_a_prompt_closed_with_other_input_is_remote_and_an_error() {
+    let mut h = attached();
+    h.dialog_opening(PAGE, "prompt", "Name?");
+    let id = h
+        .sup
+        .respond_dialog(h.now, cdp_supervisor::Answer::accept_with("Bob"), None)
+        .unwrap();
+    h.drain();
+    h.event(
+        PS,
+        "Page.javascriptDialogClosed",
+        &format!(r#"{{"frameId":"{PAGE}","result":true,"userInput":"other"}}"#),
+    );
+    let r = h.snapshot().recent_dialogs[0].clone();
+    assert_eq!(
+        (r.closed_by, r.accepted, r.user_input.as_deref()),
+        (ClosedBy::Remote, true, Some("other"))
+    );
+    assert!(answered(&h, id).is_empty(), "the reply is still to come");
+    h.reply(id.0, "{}");
+    let out = answered(&h, id);
+    match out.as_slice() {
+        [Err(
+            e @ DialogError::ClosedByBrowser {
+                dialog_id,
+                result: true,
+                action: DialogAction::Accept,
+            },
+        )] => {
+            assert_eq!(dialog_id, "d-1");
+            let text = e.to_string();
+            assert!(
+                text.contains("the browser closed dialog d-1") && text.contains("nothing to do"),
+                "{text}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // A late "No dialog is showing" for it, or anything else, adds no second outcome.
+    assert!(h
+        .recv_any(&format!(
+            r#"{{"id":{},"error":{{"code":-32602,"message":"No dialog is showing"}}}}"#,
+            id.0
+        ))
+        .is_err());
+    assert_eq!(answered(&h, id).len(), 1);
+}
+
+/// A close that agrees with the answer is the answer's: an accepted prompt with the text
+/// sent (its default when accepted without text) is `agent`.
+#[test]
+fn agreeing_close_is_the_agents() {
+    let mut h = attached();
+    h.dialog_opening(PAGE, "prompt", "Name?");
+    let id = h
+        .sup
+        .respond_dialog(h.now, cdp_supervisor::Answer::accept(), None)
+        .unwrap();
+    h.drain();
+    h.event(
+        PS,
+        "Page.javascriptDialogClosed",
+        &format!(r#"{{"frameId":"{PAGE}","result":true,"userInput":"def"}}"#),
+    );
+    h.reply(id.0, "{}");
+    let out = answered(&h, id);
+    assert!(
+        matches!(out.as_slice(), [Ok(d)] if d.closed_by == ClosedBy::Agent && d.accepted && d.user_input.as_deref() == Some("def")),
+        "{out:?}"
+    );
+}
+
+/// The reply may come first, then a contradicting close: still `remote` and one error.
+#[test]
+fn reply_then_contradicting_close_is_remote_too() {
+    let mut h = attached();
+    h.dialog_opening(PAGE, "confirm", "?");
+    let id = h
+        .sup
+        .respond_dialog(h.now, cdp_supervisor::Answer::dismiss(), None)
+        .unwrap();
+    h.drain();
+    h.reply(id.0, "{}");
+    h.dialog_closed(PAGE, true);
+    assert_eq!(h.snapshot().recent_dialogs[0].closed_by, ClosedBy::Remote);
+    assert!(matches!(
+        answered(&h, id).as_slice(),
+        [Err(DialogError::ClosedByBrowser {
+            result: true,
+            action: DialogAction::Dismiss,
+            ..
+        })]
+    ));
 }

@@ -50,9 +50,10 @@ fn fact1_attach_picks_the_page_target_and_sets_up_in_order() {
 
 #[test]
 fn configured_target_id_is_attached_even_if_not_first() {
-    let mut h = Harness::new(Config {
-        target_id: Some("SECOND".into()),
-        ..Config::default()
+    let mut h = Harness::new({
+        let mut config = Config::default();
+        config.target_id = Some("SECOND".into());
+        config
     });
     h.sup.handle_connected(h.now);
     h.drain();
@@ -74,7 +75,7 @@ fn no_page_target_is_a_warning_not_a_hang() {
     assert!(h
         .events
         .iter()
-        .any(|e| matches!(e, Event::Warning { message } if message.contains("no page target"))));
+        .any(|e| matches!(e, Event::Warning(w) if w.to_string().contains("no page target"))));
     assert!(h.sup.snapshot().page.is_none());
 }
 
@@ -553,9 +554,10 @@ fn truncation_counts_orphans() {
 
 #[test]
 fn frame_cap_evicts_the_oldest_with_its_subtree() {
-    let mut h = Harness::attached(Config {
-        max_frames: 4,
-        ..Config::default()
+    let mut h = Harness::attached({
+        let mut config = Config::default();
+        config.max_frames = 4;
+        config
     });
     h.frame_attached(PS, "A", PAGE);
     h.frame_attached(PS, "A1", "A");
@@ -571,9 +573,10 @@ fn frame_cap_evicts_the_oldest_with_its_subtree() {
 
 #[test]
 fn session_cap_resumes_and_detaches_the_extra_child() {
-    let mut h = Harness::attached(Config {
-        max_sessions: 2,
-        ..Config::default()
+    let mut h = Harness::attached({
+        let mut config = Config::default();
+        config.max_sessions = 2;
+        config
     });
     h.attach_oopif(PS, "S1", "D1", PAGE);
     h.attach_oopif(PS, "S2", "D2", PAGE);

@@ -70,7 +70,7 @@ fn every_dialog_type_in_every_frame_kind() {
             by_frame
                 .entry(dialog.frame_id.clone())
                 .or_default()
-                .push(dialog.kind.clone());
+                .push(dialog.kind.to_string());
         }
     }
     assert_eq!(
@@ -143,9 +143,10 @@ fn crash_then_recover() {
 #[test]
 fn wedged_tab_is_blocked_then_released_by_recover() {
     // The live test used a 1 s enable bound, then called recover.
-    let config = Config {
-        enable_timeout: Duration::from_secs(1),
-        ..Config::default()
+    let config = {
+        let mut config = Config::default();
+        config.enable_timeout = Duration::from_secs(1);
+        config
     };
     let mut recovered = false;
     let run = replay_before_close("e2e/wedged-then-recover-2", config, |sup, t, _| {
@@ -172,9 +173,10 @@ fn wedged_tab_is_blocked_then_released_by_recover() {
 
 #[test]
 fn auto_accept_answers_are_attributed_to_the_policy() {
-    let config = Config {
-        policy: DialogPolicy::AutoAccept,
-        ..Config::default()
+    let config = {
+        let mut config = Config::default();
+        config.policy = DialogPolicy::AutoAccept;
+        config
     };
     let run = run_with("auto-policies", config);
     let recent = &run.snapshot.recent_dialogs;
@@ -184,9 +186,10 @@ fn auto_accept_answers_are_attributed_to_the_policy() {
 
 #[test]
 fn watchdog_answers_are_attributed_to_the_watchdog() {
-    let config = Config {
-        dialog_timeout: Duration::from_secs(1),
-        ..Config::default()
+    let config = {
+        let mut config = Config::default();
+        config.dialog_timeout = Duration::from_secs(1);
+        config
     };
     let run = run_with("watchdog", config);
     let recent = &run.snapshot.recent_dialogs;
@@ -253,17 +256,19 @@ fn bridge_config(name: &str) -> Config {
     let token = trace
         .recorded_bridge_token()
         .expect("the recording ran the bridge");
-    Config {
-        bridge: true,
-        bridge_token: token,
-        ..Config::default()
+    {
+        let mut config = Config::default();
+        config.bridge = Some(cdp_supervisor::BridgeConfig::new(token));
+        config
     }
 }
 
 fn opened(run: &ReplayRun) -> Vec<(String, String)> {
     run.diffs()
         .filter_map(|d| match d {
-            Diff::DialogOpened { dialog } => Some((dialog.kind.clone(), dialog.frame_id.clone())),
+            Diff::DialogOpened { dialog } => {
+                Some((dialog.kind.to_string(), dialog.frame_id.clone()))
+            }
             _ => None,
         })
         .collect()
@@ -281,14 +286,11 @@ fn bridge_dialogs_in_every_frame_replay_with_the_recorded_token() {
         "top, srcdoc, OOPIF, nested OOPIF: {dialogs:?}"
     );
     // Without the token the same requests are forgeries: no dialog at all.
-    let forged = run_with(
-        "bridge-every-frame",
-        Config {
-            bridge: true,
-            bridge_token: "other".into(),
-            ..Config::default()
-        },
-    );
+    let forged = run_with("bridge-every-frame", {
+        let mut config = Config::default();
+        config.bridge = Some(cdp_supervisor::BridgeConfig::new("other"));
+        config
+    });
     assert!(opened(&forged).is_empty());
 }
 
@@ -349,11 +351,11 @@ fn every_recording_replays_cleanly() {
         let text = harness::trace_text(&format!("e2e/{name}"));
         let trace = cdp_supervisor::replay::Trace::parse(&text).unwrap();
         let config = match trace.recorded_bridge_token() {
-            Some(token) => Config {
-                bridge: true,
-                bridge_token: token,
-                ..Config::default()
-            },
+            Some(token) => {
+                let mut config = Config::default();
+                config.bridge = Some(cdp_supervisor::BridgeConfig::new(token));
+                config
+            }
             None => Config::default(),
         };
         let run = run_with(&name, config);

@@ -82,8 +82,12 @@ fn srcdoc_trace_answered_by_agent_close_before_reply() {
     let run = replay_trace("srcdoc-and-nested-oopif-dialogs", |sup, t, _| {
         if sup.has_pending_dialogs() && answered.is_empty() {
             answered.push(
-                sup.respond_dialog(t, DialogAction::Accept, None, None)
-                    .unwrap(),
+                sup.respond_dialog(
+                    t,
+                    cdp_supervisor::Answer::new(DialogAction::Accept, None),
+                    None,
+                )
+                .unwrap(),
             );
         }
     });
@@ -150,8 +154,12 @@ fn two_dialogs_wedge_is_reported_blocked_then_released_by_navigation() {
         // Answer once the second dialog replaced the first (fact 15 set-up).
         if answer.is_none() && sup.snapshot().recent_dialogs.len() == 1 {
             answer = Some(
-                sup.respond_dialog(t, DialogAction::Accept, None, Some("d-2"))
-                    .unwrap(),
+                sup.respond_dialog(
+                    t,
+                    cdp_supervisor::Answer::new(DialogAction::Accept, None),
+                    Some("d-2"),
+                )
+                .unwrap(),
             );
         }
     });

@@ -16,13 +16,12 @@ const PAGE: &str = "PAGE";
 const PS: &str = "S-PAGE";
 
 fn config() -> Config {
-    Config {
-        max_frames: 20,
-        max_sessions: 8,
-        max_commands_in_flight: 8,
-        dialog_timeout: Duration::from_secs(60),
-        ..Config::default()
-    }
+    let mut config = Config::default();
+    config.max_frames = 20;
+    config.max_sessions = 8;
+    config.max_commands_in_flight = 8;
+    config.dialog_timeout = Duration::from_secs(60);
+    config
 }
 
 struct Run {

@@ -17,11 +17,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(trace) = Trace::parse(text) else {
         return;
     };
-    let config = Config {
-        max_frames: 20,
-        max_sessions: 8,
-        dialog_timeout: Duration::from_secs(60),
-        ..Config::default()
+    let config = {
+        let mut config = Config::default();
+        config.max_frames = 20;
+        config.max_sessions = 8;
+        config.dialog_timeout = Duration::from_secs(60);
+        config
     };
     let mut sup = Supervisor::new(config);
     let mut replayer = Replayer::new(&trace);

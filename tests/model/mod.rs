@@ -39,15 +39,13 @@ pub const TOKEN: &str = "tok-1";
 /// Caps small enough that short sequences reach them (SPEC §6.6 eviction); the dialog
 /// bridge (SPEC §6.5) on or off.
 pub fn config(bridge: bool) -> Config {
-    Config {
-        bridge,
-        bridge_token: TOKEN.into(),
-        max_frames: 20,
-        max_sessions: 8,
-        max_commands_in_flight: 8,
-        dialog_timeout: Duration::from_secs(60),
-        ..Config::default()
-    }
+    let mut config = Config::default();
+    config.bridge = bridge.then(|| cdp_supervisor::BridgeConfig::new(TOKEN));
+    config.max_frames = 20;
+    config.max_sessions = 8;
+    config.max_commands_in_flight = 8;
+    config.dialog_timeout = Duration::from_secs(60);
+    config
 }
 
 /// Time steps an [`Op::Advance`] can take, in seconds: below and above every deadline of
@@ -624,7 +622,12 @@ impl Tab {
                     // Fact 7: the close comes before the reply.
                     let f = self.showing.remove(0);
                     let accept = params.get("accept").and_then(Value::as_bool) == Some(true);
-                    before.push(Msg::Plain(dialog_closed(session, &f, accept)));
+                    // Chromium's `userInput` is the text the answer sent.
+                    let text = params
+                        .get("promptText")
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    before.push(Msg::Plain(dialog_closed_with(session, &f, accept, text)));
                     Reply::Result("{}".into())
                 }
             }
@@ -706,7 +709,23 @@ fn origin_of(url: &str) -> &str {
 }
 
 fn dialog_closed(page_session: Option<&str>, frame: &str, result: bool) -> String {
-    let input = if result { "typed" } else { "" };
+    dialog_closed_with(
+        page_session,
+        frame,
+        result,
+        if result { "typed" } else { "" },
+    )
+}
+
+/// A close with this `userInput` (JSON-escaped here).
+fn dialog_closed_with(
+    page_session: Option<&str>,
+    frame: &str,
+    result: bool,
+    input: &str,
+) -> String {
+    let input = serde_json::to_string(input).unwrap_or_default();
+    let input = input.trim_matches('"');
     event(
         page_session,
         "Page.javascriptDialogClosed",
@@ -772,6 +791,8 @@ pub struct Driver {
     commands: BTreeMap<u64, (u32, bool)>,
     /// Outcomes seen per dialog answer the embedder asked for.
     answers: BTreeMap<u64, u32>,
+    /// Whether each of those answers accepts (for close attribution).
+    answer_accepts: BTreeMap<u64, bool>,
     /// Methods transmitted on each session, in order.
     sent_on: BTreeMap<String, Vec<String>>,
     /// Paused requests the supervisor accepted, by (session, request id).
@@ -807,6 +828,7 @@ impl Driver {
             dialogs_pending: BTreeSet::new(),
             commands: BTreeMap::new(),
             answers: BTreeMap::new(),
+            answer_accepts: BTreeMap::new(),
             sent_on: BTreeMap::new(),
             waiting: BTreeMap::new(),
             paused: BTreeMap::new(),
@@ -1218,12 +1240,15 @@ impl Driver {
                     DialogAction::Dismiss
                 };
                 let prompt = text.then_some("typed \"text\"");
-                let result = self
-                    .sup
-                    .respond_dialog(self.now, action, prompt, id.as_deref());
+                let result = self.sup.respond_dialog(
+                    self.now,
+                    cdp_supervisor::Answer::new(action, prompt),
+                    id.as_deref(),
+                );
                 self.log(|| format!("respond_dialog {id:?} -> {result:?}"));
                 if let Ok(id) = result {
                     self.answers.insert(id.0, 0);
+                    self.answer_accepts.insert(id.0, accept);
                 }
                 self.drain();
             }
@@ -1253,6 +1278,7 @@ impl Driver {
                 self.log(|| format!("settle -> {ids:?}"));
                 for id in ids {
                     self.answers.insert(id.0, 0);
+                    self.answer_accepts.insert(id.0, accept);
                 }
                 self.drain();
             }
@@ -1698,7 +1724,10 @@ impl Driver {
             }
         }
         while let Some(ev) = self.sup.poll_event() {
-            self.log(|| format!("! {ev:?}"));
+            self.log(|| match &ev {
+                Event::Warning(w) => format!("! {ev:?}: {w}"),
+                _ => format!("! {ev:?}"),
+            });
             self.on_event(&ev);
         }
         if !self.bursting {
@@ -1822,6 +1851,7 @@ impl Driver {
         self.waiting.insert(child.to_owned(), kind);
     }
 
+    #[allow(clippy::collapsible_match)] // one arm per event, checks inside
     fn on_event(&mut self, ev: &Event) {
         match ev {
             Event::Diff(diff) => self.on_diff(diff),
@@ -1846,23 +1876,38 @@ impl Driver {
                     *n += 1;
                 }
             }
-            Event::DialogAnswered { id, .. } => {
+            Event::DialogAnswered { id, outcome } => {
                 if self.checks.outcomes {
                     assert_eq!(
                         self.answers.get(&id.0),
                         Some(&0),
                         "DialogAnswered for {id}, which is unknown or already ended"
                     );
+                    // Close attribution: a close the answer is credited with agrees with
+                    // it; one it is not credited with says what the answer asked.
+                    let accept = self.answer_accepts.get(&id.0).copied();
+                    match outcome {
+                        Ok(d) if d.closed_by == cdp_supervisor::ClosedBy::Agent => assert_eq!(
+                            Some(d.accepted),
+                            accept,
+                            "answer {id} credited with a close that contradicts it: {d:?}"
+                        ),
+                        Err(cdp_supervisor::DialogError::ClosedByBrowser { action, .. }) => {
+                            assert_eq!(Some(*action == DialogAction::Accept), accept)
+                        }
+                        _ => {}
+                    }
                 }
                 if let Some(n) = self.answers.get_mut(&id.0) {
                     *n += 1;
                 }
             }
-            Event::Warning { message } => {
-                if message.contains("session cap") {
+            Event::Warning(w) => {
+                if matches!(w, cdp_supervisor::Warning::SessionCapReached { .. }) {
                     self.cap_warning = true;
                 }
             }
+            _ => {}
         }
     }
 
@@ -1916,6 +1961,7 @@ impl Driver {
             }
             Diff::ConsoleError { .. } => {}
             Diff::Page { page } => self.page_target = page.as_ref().map(|p| p.target_id.clone()),
+            _ => {}
         }
     }
 

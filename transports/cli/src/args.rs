@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cdp_supervisor::{Config, DialogPolicy};
+use cdp_supervisor::{BridgeConfig, Config, DialogPolicy};
 
 const USAGE: &str = "\
 usage:
@@ -121,11 +121,9 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
 /// The supervisor's configuration from the flags. With `--bridge` the token stays empty
 /// here: `watch`'s client fills in a random one, `replay` takes the recorded one.
 pub fn config(args: &Args) -> Config {
-    let mut config = Config {
-        policy: args.policy,
-        bridge: args.bridge,
-        ..Config::default()
-    };
+    let mut config = Config::default();
+    config.policy = args.policy;
+    config.bridge = args.bridge.then(BridgeConfig::default);
     if let Some(secs) = args.dialog_timeout {
         // A float-to-integer `as` saturates: a huge value is a very long timeout.
         config.dialog_timeout = Duration::from_micros((secs * 1e6) as u64);

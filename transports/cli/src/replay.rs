@@ -15,11 +15,11 @@ pub fn replay(args: Args) -> Result<(), Failure> {
     let trace = Trace::parse(&text)
         .map_err(|e| runtime(format!("{} is not a trace: {e}", path.display())))?;
     let mut config = config(&args);
-    if config.bridge {
+    if let Some(bridge) = config.bridge.as_mut() {
         // The recorded bridge requests carry the recording supervisor's secret: replay
         // with it, or they would all be refused as forged.
         match trace.recorded_bridge_token() {
-            Some(token) => config.bridge_token = token,
+            Some(token) => bridge.token = token,
             None => eprintln!(
                 "cdp-supervise: warning: --bridge: {} holds no recorded bridge script, so bridge requests in it replay as forged",
                 path.display()
@@ -32,7 +32,7 @@ pub fn replay(args: Args) -> Result<(), Failure> {
         while let Some(event) = sup.poll_event() {
             match event {
                 Event::Diff(diff) => emit(&diff_line(&diff)),
-                Event::Warning { message } => eprintln!("cdp-supervise: warning: {message}"),
+                Event::Warning(warning) => eprintln!("cdp-supervise: warning: {warning}"),
                 _ => {}
             }
         }

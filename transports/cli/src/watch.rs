@@ -60,8 +60,8 @@ pub fn watch(args: Args) -> Result<(), Failure> {
         for event in events_rx {
             match event {
                 ClientEvent::Event(Event::Diff(diff)) => emit(&diff_line(&diff)),
-                ClientEvent::Event(Event::Warning { message }) => {
-                    eprintln!("cdp-supervise: warning: {message}")
+                ClientEvent::Event(Event::Warning(warning)) => {
+                    eprintln!("cdp-supervise: warning: {warning}")
                 }
                 ClientEvent::Connected { url, reconnected } => eprintln!(
                     "cdp-supervise: {} {url}",

@@ -48,7 +48,7 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The supervisor's configuration (policy, timeouts, bounds, the dialog bridge).
-    /// With `bridge` on and an empty `bridge_token`, both transports fill in a random
+    /// With `bridge` on and an empty token, both transports fill in a random
     /// token ([`crate::token::random_token`]); a token of the embedder's own is kept.
     pub config: Config,
     /// Record every frame in both directions to this trace file.
@@ -545,8 +545,7 @@ impl Driver {
                 reply,
             } => match self.sup.respond_dialog(
                 now,
-                action,
-                prompt_text.as_deref(),
+                cdp_supervisor::Answer::new(action, prompt_text.as_deref()),
                 dialog_id.as_deref(),
             ) {
                 Ok(id) => {
@@ -760,9 +759,9 @@ impl Driver {
                     }
                     self.settled(id.0, outcome.clone());
                 }
-                Event::Warning { message } => debug(&format!("warning: {message}")),
+                Event::Warning(warning) => debug(&format!("warning: {warning}")),
                 Event::Diff(Diff::Page { page }) => self.page = page.clone(),
-                Event::Diff(_) => {}
+                _ => {}
             }
             self.broadcast(ClientEvent::Event(event));
         }

@@ -6,6 +6,8 @@
 
 use std::io::Read;
 
+#[cfg(test)]
+use cdp_supervisor::BridgeConfig;
 use cdp_supervisor::Config;
 
 /// Bytes of randomness in a token (128 bits).
@@ -42,8 +44,8 @@ pub fn random_token() -> std::io::Result<String> {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn fill_bridge_token(config: &mut Config) -> std::io::Result<()> {
-    if config.bridge && config.bridge_token.is_empty() {
-        config.bridge_token = random_token()?;
+    if let Some(bridge) = config.bridge.as_mut().filter(|b| b.token.is_empty()) {
+        bridge.token = random_token()?;
     }
     Ok(())
 }
@@ -66,19 +68,14 @@ mod tests {
     fn fills_only_when_the_bridge_is_on_and_no_token_is_set() {
         let mut off = Config::default();
         fill_bridge_token(&mut off).unwrap();
-        assert!(off.bridge_token.is_empty());
-        let mut on = Config {
-            bridge: true,
-            ..Config::default()
-        };
+        assert!(off.bridge.is_none());
+        let mut on = Config::default();
+        on.bridge = Some(BridgeConfig::default());
         fill_bridge_token(&mut on).unwrap();
-        assert_eq!(on.bridge_token.len(), 2 * TOKEN_BYTES);
-        let mut own = Config {
-            bridge: true,
-            bridge_token: "mine".into(),
-            ..Config::default()
-        };
+        assert_eq!(on.bridge.unwrap().token.len(), 2 * TOKEN_BYTES);
+        let mut own = Config::default();
+        own.bridge = Some(BridgeConfig::new("mine"));
         fill_bridge_token(&mut own).unwrap();
-        assert_eq!(own.bridge_token, "mine");
+        assert_eq!(own.bridge.unwrap().token, "mine");
     }
 }

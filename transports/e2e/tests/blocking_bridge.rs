@@ -48,7 +48,7 @@ fn bridge_world_in(
     let site = BridgeSite::start();
     let proxy = behind_proxy.then(|| DialogProxy::start(browser.ws_url()));
     let mut opts = options(test);
-    opts.config.bridge = bridge;
+    opts.config.bridge = bridge.then(cdp_supervisor::BridgeConfig::default);
     opts.config.policy = policy;
     let url = proxy
         .as_ref()
@@ -445,7 +445,7 @@ fn forged_bridge_requests_make_no_dialog() {
     let warnings = events
         .try_iter()
         .filter(|e| {
-            matches!(e, ClientEvent::Event(Event::Warning { message }) if message.contains("forge"))
+            matches!(e, ClientEvent::Event(Event::Warning(w)) if w.to_string().contains("forge"))
         })
         .count();
     assert_eq!(warnings, 2, "one warning per forged request");

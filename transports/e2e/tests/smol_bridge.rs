@@ -37,7 +37,7 @@ fn bridge_dialogs_in_oopifs_behind_a_dialog_closing_proxy() {
         let site = BridgeSite::start();
         let proxy = DialogProxy::start(browser.ws_url());
         let mut opts = options("bridge");
-        opts.config.bridge = true;
+        opts.config.bridge = Some(cdp_supervisor::BridgeConfig::default());
         let client = Client::connect(&proxy.ws_url(), opts).await.unwrap();
         wait_live(&client).await;
         client

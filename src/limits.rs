@@ -1,0 +1,61 @@
+//! Every bound of the supervisor, in one place (the README's table lists the same).
+//!
+//! Each collection the supervisor keeps is bounded, so a flood of events costs O(1) memory
+//! (see [`crate::manual::rules`], bounds). The `DEFAULT_*` bounds can be changed in
+//! [`Config`](crate::Config); the `MAX_*` ones are fixed.
+//!
+//! ```
+//! use cdp_supervisor::limits;
+//! assert_eq!(limits::MAX_PENDING_DIALOGS, 64);
+//! assert_eq!(limits::MAX_RECENT_DIALOGS, 20);
+//! assert_eq!(limits::MAX_CONSOLE_ERRORS, 50);
+//! ```
+
+/// Pending dialogs at most; when one more opens, the oldest is dismissed and recorded
+/// `remote`.
+pub const MAX_PENDING_DIALOGS: usize = 64;
+/// Closed dialogs kept in `recent_dialogs` (a ring: the oldest goes).
+pub const MAX_RECENT_DIALOGS: usize = 20;
+/// Console errors kept (a ring: the oldest goes).
+pub const MAX_CONSOLE_ERRORS: usize = 50;
+/// Characters of one console entry's text at most; longer text is cut with an ellipsis.
+pub const MAX_CONSOLE_TEXT: usize = 2_000;
+/// Listed children of `frame_tree` at most (a view: the frames stay known).
+pub const MAX_LISTED_CHILDREN: usize = 30;
+/// OOPIFs deeper than this are left out of `frame_tree` with their subtree.
+pub const MAX_LISTED_OOPIF_DEPTH: usize = 2;
+/// Default of [`Config::max_frames`](crate::Config::max_frames): beyond it the
+/// oldest-known frame other than the top is dropped with its subtree.
+pub const DEFAULT_MAX_FRAMES: usize = 10_000;
+/// Default of [`Config::max_sessions`](crate::Config::max_sessions): a child attaching
+/// beyond it is resumed and detached at once, untracked.
+pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+/// Default of [`Config::max_commands_in_flight`](crate::Config::max_commands_in_flight):
+/// one more embedder command fails at once.
+pub const DEFAULT_MAX_COMMANDS_IN_FLIGHT: usize = 1_024;
+/// Execution contexts remembered per session (the oldest is forgotten).
+pub const MAX_CONTEXTS_PER_SESSION: usize = 32;
+/// `handle_timeout` calls one replay step makes at most (a guard against a busy loop).
+pub const MAX_TIMEOUTS_PER_REPLAY_STEP: usize = 100_000;
+
+/// Sizes of the supervisor's tables (see [`Supervisor::table_sizes`](crate::Supervisor::table_sizes)).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TableSizes {
+    /// Known frames.
+    pub frames: usize,
+    /// Tracked sessions.
+    pub sessions: usize,
+    /// Commands in flight (the supervisor's own included).
+    pub commands_in_flight: usize,
+    /// Pending dialogs.
+    pub pending_dialogs: usize,
+    /// Recent dialogs.
+    pub recent_dialogs: usize,
+    /// Console errors.
+    pub console_errors: usize,
+    /// Transmits not yet polled.
+    pub queued_transmits: usize,
+    /// Events not yet polled.
+    pub queued_events: usize,
+}

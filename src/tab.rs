@@ -1,0 +1,645 @@
+//! The `Tab` component: the page, its sessions and frames, the console ring, routing and
+//! the page's state.
+//!
+//! Its changes emit their diffs to the [`Outbox`]. Its removals *return* what went with
+//! them (the sessions of a removed OOPIF, the frames a removed session owned) instead of
+//! removing further: the supervisor applies the consequences (dialogs, commands, more
+//! removals) in one worklist, so no removal recurses across components.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use crate::cdp::{self, CdpEvent};
+use crate::console::{console_level, exception_text};
+use crate::dialogs::TabView;
+use crate::error::{CommandError, SessionGoneReason};
+use crate::event::Event;
+use crate::frame::Frames;
+use crate::limits::MAX_CONSOLE_ERRORS;
+use crate::outbox::Outbox;
+use crate::session::{Session, Sessions, TargetKind};
+use crate::snapshot::{
+    push_ring, ConsoleEntry, ConsoleLevel, Diff, FrameInfo, PageInfo, PageState,
+};
+
+/// Where the page's attach stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PagePhase {
+    /// `Target.attachToTarget` sent, no session yet.
+    Attaching,
+    /// Session known.
+    Attached,
+    /// `Inspector.targetCrashed` on the page session.
+    Crashed,
+    /// Session gone, or connection lost.
+    Detached,
+}
+
+/// Where the page session's `Page.enable` stands (a tab wedged by an earlier client's
+/// dialog never answers it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EnableState {
+    Pending,
+    /// No reply within `enable_timeout`: the page is reported blocked until it answers.
+    Overdue,
+    Done,
+}
+
+/// The supervised page.
+#[derive(Debug, Clone)]
+pub(crate) struct PageTrack {
+    pub target_id: String,
+    pub session_id: Option<String>,
+    pub phase: PagePhase,
+    pub enable: EnableState,
+    /// The top frame's URL, for `recover`.
+    pub url: String,
+}
+
+/// The page, its sessions and frames, and the console ring.
+#[derive(Debug, Default)]
+pub(crate) struct Tab {
+    pub page: Option<PageTrack>,
+    last_page_info: Option<PageInfo>,
+    pub sessions: Sessions,
+    pub frames: Frames,
+    pub console_errors: VecDeque<Arc<ConsoleEntry>>,
+}
+
+/// Methods that run script in a session's default context: sent to an in-process
+/// subframe, they would run in another frame (see [`crate::manual::rules`], routing).
+const EVALUATING_METHODS: &[&str] = &[
+    "Runtime.evaluate",
+    "Runtime.compileScript",
+    "Runtime.runScript",
+];
+
+impl Tab {
+    // ---- the page --------------------------------------------------------------------
+
+    pub fn page_session(&self) -> Option<&str> {
+        self.page.as_ref().and_then(|p| p.session_id.as_deref())
+    }
+
+    pub fn page_target(&self) -> Option<&str> {
+        self.page.as_ref().map(|p| p.target_id.as_str())
+    }
+
+    /// Sets the page's phase, if there is a page.
+    pub fn set_phase(&mut self, phase: PagePhase) {
+        if let Some(p) = self.page.as_mut() {
+            p.phase = phase;
+            if phase == PagePhase::Detached {
+                p.session_id = None;
+            }
+        }
+    }
+
+    /// Emits a `page` diff when the page entry changed. Runs after every input, so it
+    /// compares in place and builds a new entry only on a change.
+    pub fn update_page(&mut self, out: &mut Outbox, enable_timeout_s: f64, wedged: Option<&str>) {
+        let unchanged = match (&self.page, &self.last_page_info) {
+            (None, None) => true,
+            (Some(p), Some(last)) => {
+                let (state, reason) = page_state(p, enable_timeout_s, wedged);
+                last.target_id == p.target_id
+                    && last.session_id == p.session_id
+                    && last.state == state
+                    && last.reason == reason
+            }
+            _ => false,
+        };
+        if !unchanged {
+            let info = self.page_info(enable_timeout_s, wedged);
+            self.last_page_info.clone_from(&info);
+            out.emit(Event::Diff(Diff::Page { page: info }));
+        }
+    }
+
+    pub fn page_info(&self, enable_timeout_s: f64, wedged: Option<&str>) -> Option<PageInfo> {
+        let p = self.page.as_ref()?;
+        let (state, reason) = page_state(p, enable_timeout_s, wedged);
+        Some(PageInfo {
+            target_id: p.target_id.clone(),
+            session_id: p.session_id.clone(),
+            state,
+            reason,
+        })
+    }
+
+    /// The session a command for `frame_id` goes to (`None`: the top frame): an OOPIF's
+    /// own session, else the session of the document that holds the frame.
+    pub fn route(&self, frame_id: Option<&str>, method: &str) -> Result<String, CommandError> {
+        let page_session = self.page_session().ok_or(CommandError::NotAttached)?;
+        let Some(frame_id) = frame_id else {
+            return Ok(page_session.to_owned());
+        };
+        let frame = self
+            .frames
+            .get(frame_id)
+            .ok_or_else(|| CommandError::UnknownFrame {
+                frame_id: frame_id.to_owned(),
+            })?;
+        if let Some(own) = frame.info.session_id.as_ref() {
+            return Ok(own.clone());
+        }
+        let is_top = self.page_target() == Some(frame_id);
+        if !is_top && EVALUATING_METHODS.contains(&method) {
+            return Err(CommandError::NotAnOopif {
+                frame_id: frame_id.to_owned(),
+                method: method.to_owned(),
+                session_id: frame.owner_session.clone(),
+            });
+        }
+        Ok(frame.owner_session.clone())
+    }
+
+    /// [`Tab::route`], refusing a crashed session (its commands are never answered).
+    pub fn route_command(
+        &self,
+        frame_id: Option<&str>,
+        method: &str,
+    ) -> Result<String, CommandError> {
+        let session = self.route(frame_id, method)?;
+        if self.sessions.get(&session).is_some_and(|s| s.crashed) {
+            return Err(CommandError::SessionGone {
+                method: method.to_owned(),
+                session_id: session,
+                reason: SessionGoneReason::Crashed,
+            });
+        }
+        Ok(session)
+    }
+
+    /// Where `recover` navigates: the page session and the top frame's URL
+    /// (`about:blank` when unknown).
+    pub fn recovery_target(&self) -> Result<(String, String), CommandError> {
+        let p = self.page.as_ref().ok_or(CommandError::NotAttached)?;
+        let session = p.session_id.clone().ok_or(CommandError::NotAttached)?;
+        let url = if p.url.is_empty() {
+            "about:blank".to_owned()
+        } else {
+            p.url.clone()
+        };
+        Ok((session, url))
+    }
+
+    /// Marks a session crashed (and the page, when it is the page session). Whether it is.
+    pub fn mark_crashed(&mut self, session_id: &str) -> bool {
+        if let Some(s) = self.sessions.get_mut(session_id) {
+            s.crashed = true;
+        }
+        let is_page = self.page_session() == Some(session_id);
+        if is_page {
+            self.set_phase(PagePhase::Crashed);
+        }
+        is_page
+    }
+
+    /// The console ring, oldest first.
+    pub fn console_entries(&self) -> Vec<ConsoleEntry> {
+        self.console_errors
+            .iter()
+            .map(|e| ConsoleEntry::clone(e))
+            .collect()
+    }
+
+    /// When an iframe session detaches while its frame stays (the OOPIF went back
+    /// in-process): the frame and the parent's session, which owns it now.
+    pub fn oopif_going_in_process(&self, session_id: &str) -> Option<(String, String)> {
+        let s = self
+            .sessions
+            .get(session_id)
+            .filter(|s| s.kind == TargetKind::Iframe)?;
+        let frame_id = s.target_id.to_string();
+        let owned_here = self
+            .frames
+            .get(&frame_id)
+            .is_some_and(|f| f.info.session_id.as_deref() == Some(session_id));
+        owned_here.then(|| (frame_id, s.parent.clone().unwrap_or_default()))
+    }
+
+    // ---- frames ----------------------------------------------------------------------
+
+    /// `Page.frameAttached`: a new in-process frame, or a known one's parent. `room`: the
+    /// caller made room for a new frame under the bound.
+    pub fn frame_attached(
+        &mut self,
+        out: &mut Outbox,
+        session: &str,
+        frame_id: &str,
+        parent_id: &str,
+        room: bool,
+    ) {
+        if self.frames.get(frame_id).is_some() {
+            let parent = Some(parent_id.to_owned());
+            self.change_frame(out, frame_id, |f| f.parent_frame_id = parent, None);
+        } else if room {
+            let info = FrameInfo {
+                frame_id: frame_id.to_owned(),
+                parent_frame_id: Some(parent_id.to_owned()),
+                url: String::new(),
+                origin: String::new(),
+                name: String::new(),
+                is_oopif: false,
+                session_id: None,
+            };
+            self.insert_frame(out, info, session);
+        }
+    }
+
+    /// A `frameNavigated` frame (`navigated`) or a `getFrameTree` node: update or add it
+    /// (`room`: the caller made room under the bound). The caller dropped a navigated
+    /// frame's old descendants first.
+    pub fn upsert_frame(
+        &mut self,
+        out: &mut Outbox,
+        session: &str,
+        info: FrameInfo,
+        own_root: bool,
+        navigated: bool,
+        room: bool,
+    ) {
+        let id = info.frame_id.clone();
+        if self.frames.get(&id).is_some() {
+            let owner = own_root.then_some(Owner::Own(session));
+            let change = |f: &mut FrameInfo| {
+                f.url = info.url;
+                f.origin = info.origin;
+                f.name = info.name;
+                if let Some(p) = info.parent_frame_id {
+                    f.parent_frame_id = Some(p);
+                }
+            };
+            self.change_frame(out, &id, change, owner);
+        } else if room {
+            self.insert_frame(out, info, session);
+        }
+        if navigated && self.page_target() == Some(id.as_str()) {
+            // A crashed tab that navigates has a new renderer.
+            if let Some(p) = self.page.as_mut().filter(|p| p.phase == PagePhase::Crashed) {
+                p.phase = PagePhase::Attached;
+            }
+            if let Some(s) = self.page_session().map(str::to_owned) {
+                if let Some(sess) = self.sessions.get_mut(&s) {
+                    sess.crashed = false;
+                }
+            }
+        }
+        self.note_top_url(&id);
+    }
+
+    /// An iframe target attached: its frame is now an OOPIF owned by `session`, whether
+    /// or not the `swap` detach came first (`room`: as for [`Tab::upsert_frame`]).
+    pub fn frame_became_oopif(
+        &mut self,
+        out: &mut Outbox,
+        frame_id: &str,
+        session: &str,
+        parent: Option<&str>,
+        url: &str,
+        room: bool,
+    ) {
+        let parent = parent.filter(|p| *p != frame_id).map(str::to_owned);
+        if self.frames.get(frame_id).is_some() {
+            let change = |f: &mut FrameInfo| {
+                if f.parent_frame_id.is_none() {
+                    f.parent_frame_id = parent;
+                }
+            };
+            self.change_frame(out, frame_id, change, Some(Owner::Own(session)));
+        } else if room {
+            let info = FrameInfo {
+                frame_id: frame_id.to_owned(),
+                parent_frame_id: parent,
+                url: url.to_owned(),
+                origin: String::new(),
+                name: String::new(),
+                is_oopif: true,
+                session_id: Some(session.to_owned()),
+            };
+            self.insert_frame(out, info, session);
+        }
+    }
+
+    /// Adds a frame and emits `frame_added`.
+    fn insert_frame(&mut self, out: &mut Outbox, info: FrameInfo, owner_session: &str) {
+        out.emit(Event::Diff(Diff::FrameAdded {
+            frame: info.clone(),
+        }));
+        self.frames.insert(info, owner_session.to_owned());
+    }
+
+    /// Applies `change` and, if given, the frame's new process (`Owner`), emitting one
+    /// `frame_updated` for both when anything changed.
+    pub fn change_frame(
+        &mut self,
+        out: &mut Outbox,
+        frame_id: &str,
+        change: impl FnOnce(&mut FrameInfo),
+        owner: Option<Owner<'_>>,
+    ) {
+        let Some((before, mut after)) = self.frames.change(frame_id, change) else {
+            return;
+        };
+        let moved = match owner {
+            Some(Owner::Own(session)) => self.frames.make_oopif(frame_id, session),
+            Some(Owner::Parent(session)) => self.frames.make_in_process(frame_id, session),
+            None => None,
+        };
+        if let Some((_, a)) = moved {
+            after = a;
+        }
+        emit_if_changed(out, Some((before, after)));
+    }
+
+    /// What the dialog rules may read of the tab.
+    pub fn view(&self) -> TabView<'_> {
+        TabView {
+            page_session: self.page_session(),
+            page_target: self.page_target(),
+            sessions: &self.sessions,
+            frames: &self.frames,
+        }
+    }
+
+    /// Remembers the top frame's URL (for `recover`) when `frame_id` is the top.
+    pub fn note_top_url(&mut self, frame_id: &str) {
+        let url = self.frames.get(frame_id).map(|f| f.info.url.clone());
+        if let (Some(p), Some(url)) = (self.page.as_mut(), url) {
+            if p.target_id == frame_id {
+                p.url = url;
+            }
+        }
+    }
+
+    /// Removes one frame and emits `frame_removed`. Returns the sessions that go with it
+    /// (an OOPIF's session and the sessions nested below it), or `None` if it was unknown.
+    pub fn remove_frame(&mut self, out: &mut Outbox, frame_id: &str) -> Option<Vec<String>> {
+        let frame = self.frames.remove(frame_id)?;
+        out.emit(Event::Diff(Diff::FrameRemoved {
+            frame_id: frame_id.to_owned(),
+        }));
+        Some(
+            frame
+                .info
+                .session_id
+                .map(|s| self.sessions.self_and_descendants(&s))
+                .unwrap_or_default(),
+        )
+    }
+
+    /// A frame and its subtree, parents first.
+    pub fn subtree(&self, frame_id: &str) -> Vec<String> {
+        let mut all = vec![frame_id.to_owned()];
+        all.extend(self.frames.descendants(frame_id));
+        all
+    }
+
+    // ---- sessions --------------------------------------------------------------------
+
+    /// Removes sessions. Returns the ones that were tracked and the frames they still owned
+    /// (with their subtrees), for the caller to remove.
+    pub fn remove_sessions(&mut self, ids: &[String]) -> (Vec<String>, Vec<String>) {
+        let removed: Vec<String> = ids
+            .iter()
+            .filter(|id| self.sessions.by_id.remove(id.as_str()).is_some())
+            .cloned()
+            .collect();
+        let mut orphaned = Vec::new();
+        if !removed.is_empty() {
+            for f in self.frames.owned_by(&removed) {
+                if !orphaned.contains(&f) {
+                    orphaned.push(f.clone());
+                    orphaned.extend(self.frames.descendants(&f));
+                }
+            }
+        }
+        (removed, orphaned)
+    }
+
+    pub fn add_session(
+        &mut self,
+        id: &str,
+        target_id: &str,
+        kind: TargetKind,
+        parent: Option<&str>,
+    ) {
+        self.sessions
+            .insert(id, Session::new(target_id, kind, parent.map(str::to_owned)));
+    }
+
+    /// Every tracked session's id.
+    pub fn session_ids(&self) -> Vec<String> {
+        self.sessions.by_id.keys().map(|k| k.to_string()).collect()
+    }
+
+    /// Emits `frame_removed` for every frame and forgets frames and sessions.
+    pub fn clear(&mut self, out: &mut Outbox) {
+        for f in self.frames.in_order() {
+            out.emit(Event::Diff(Diff::FrameRemoved {
+                frame_id: f.info.frame_id.clone(),
+            }));
+        }
+        self.frames.clear();
+        self.sessions.clear();
+    }
+
+    // ---- console ---------------------------------------------------------------------
+
+    /// Records a console error of `session`, placed in the frame of its execution context.
+    pub fn record_console(
+        &mut self,
+        out: &mut Outbox,
+        session: &str,
+        level: ConsoleLevel,
+        text: String,
+        context: Option<i64>,
+    ) {
+        let Some((session_id, s)) = self.sessions.get_with_id(session) else {
+            return;
+        };
+        let frame_id = context
+            .and_then(|c| s.context_frame(c))
+            .cloned()
+            .or_else(|| match s.kind {
+                TargetKind::Page | TargetKind::Iframe => Some(s.target_id.clone()),
+                _ => None,
+            });
+        let entry = Arc::new(ConsoleEntry {
+            level,
+            text,
+            frame_id,
+            session_id: Some(Arc::clone(session_id)),
+            at: out.now(),
+        });
+        push_ring(
+            &mut self.console_errors,
+            Arc::clone(&entry),
+            MAX_CONSOLE_ERRORS,
+        );
+        out.emit(Event::Diff(Diff::ConsoleError { entry }));
+    }
+
+    /// The events that are the tab's alone: the console, execution contexts, in-document
+    /// navigations. Returns whether `event` was one.
+    pub fn on_event(&mut self, out: &mut Outbox, session: &str, event: &mut CdpEvent<'_>) -> bool {
+        use CdpEvent as E;
+        match event {
+            E::NavigatedWithinDocument(ev) => {
+                let id = ev.frame_id.as_ref();
+                self.change_frame(out, id, |f| f.url = ev.url.to_string(), None);
+                self.note_top_url(id);
+            }
+            E::ExecutionContextCreated(ev) => {
+                let frame = ev
+                    .context
+                    .aux_data
+                    .as_ref()
+                    .and_then(|a| a.frame_id.as_deref());
+                if let Some(frame) = frame {
+                    self.on_context_event(session, ContextEvent::Created(ev.context.id, frame));
+                }
+            }
+            E::ExecutionContextDestroyed(ev) => {
+                self.on_context_event(session, ContextEvent::Destroyed(ev.execution_context_id))
+            }
+            E::ExecutionContextsCleared => self.on_context_event(session, ContextEvent::Cleared),
+            E::ConsoleApiCalled(ev) => {
+                if let Some(level) = console_level(ev) {
+                    let Some(text) = ev.text.take() else {
+                        return true;
+                    };
+                    let context = ev.execution_context_id;
+                    self.record_console(out, session, level, text, context);
+                }
+            }
+            E::ExceptionThrown(ev) => {
+                let text = exception_text(&ev.exception_details);
+                let context = ev.exception_details.execution_context_id;
+                self.record_console(out, session, ConsoleLevel::Exception, text, context);
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// `Page.frameDetached` on `session`: the frames to remove (none for a swap: the frame
+    /// became, or stopped being, an OOPIF; see [`crate::manual::chromium_facts`], a swap
+    /// is not a removal).
+    pub fn detached_frames(
+        &self,
+        session: &str,
+        frame_id: &str,
+        reason: Option<&str>,
+    ) -> Vec<String> {
+        let Some(frame) = self.frames.get(frame_id) else {
+            return Vec::new();
+        };
+        let keep = match reason {
+            Some("swap") => true,
+            Some(_) => false,
+            // Older builds send no reason: a frame owned by another session is a swap.
+            None => frame.info.is_oopif && frame.owner_session != session,
+        };
+        if keep {
+            Vec::new()
+        } else {
+            self.subtree(frame_id)
+        }
+    }
+
+    /// Tracks a session's execution contexts (they map console messages to frames).
+    fn on_context_event(&mut self, session: &str, event: ContextEvent) {
+        let Some(s) = self.sessions.get_mut(session) else {
+            return;
+        };
+        match event {
+            ContextEvent::Created(id, frame) => s.add_context(id, frame),
+            ContextEvent::Destroyed(id) => s.contexts.retain(|(c, _)| *c != id),
+            ContextEvent::Cleared => s.contexts.clear(),
+        }
+    }
+
+    /// Reads a `frameNavigated` frame or a `getFrameTree` node into a frame's info; `own`
+    /// says the frame is the root of `session`'s iframe target (an OOPIF).
+    pub fn frame_info(&self, session: &str, frame: &cdp::PageFrame<'_>) -> (FrameInfo, bool) {
+        let id = frame.id.as_ref();
+        let mut url = frame.url.to_string();
+        if let Some(fragment) = frame.url_fragment.as_deref() {
+            url.push_str(fragment);
+        }
+        let own_root = self
+            .sessions
+            .get(session)
+            .is_some_and(|s| s.kind == TargetKind::Iframe && &*s.target_id == id);
+        let info = FrameInfo {
+            frame_id: id.to_owned(),
+            parent_frame_id: frame
+                .parent_id
+                .as_deref()
+                .filter(|p| *p != id)
+                .map(str::to_owned),
+            url,
+            origin: frame.security_origin.as_deref().unwrap_or("").to_owned(),
+            name: frame.name.as_deref().unwrap_or("").to_owned(),
+            is_oopif: own_root,
+            session_id: own_root.then(|| session.to_owned()),
+        };
+        (info, own_root)
+    }
+}
+
+/// Which session owns a frame whose process changes.
+pub(crate) enum Owner<'a> {
+    /// An OOPIF: its own session.
+    Own(&'a str),
+    /// In-process again: its parent's session.
+    Parent(&'a str),
+}
+
+/// An execution-context event of a session.
+pub(crate) enum ContextEvent<'a> {
+    Created(i64, &'a str),
+    Destroyed(i64),
+    Cleared,
+}
+
+fn emit_if_changed(out: &mut Outbox, changed: Option<(FrameInfo, FrameInfo)>) {
+    if let Some((before, after)) = changed {
+        if after != before {
+            out.emit(Event::Diff(Diff::FrameUpdated { frame: after }));
+        }
+    }
+}
+
+/// The page's state, and why when it is blocked. The reason names the recovery, never a
+/// document section.
+fn page_state(
+    p: &PageTrack,
+    enable_timeout_s: f64,
+    wedged: Option<&str>,
+) -> (PageState, Option<String>) {
+    match (p.phase, p.enable) {
+        (PagePhase::Detached, _) => (PageState::Detached, None),
+        (PagePhase::Crashed, _) => (PageState::Crashed, None),
+        (PagePhase::Attaching, _) | (PagePhase::Attached, EnableState::Pending) => {
+            (PageState::Attaching, None)
+        }
+        (PagePhase::Attached, EnableState::Overdue) => (
+            PageState::Blocked,
+            Some(format!(
+                "page_unresponsive: Page.enable got no reply within {enable_timeout_s} s, likely a dialog left open by an earlier client; call recover"
+            )),
+        ),
+        (PagePhase::Attached, EnableState::Done) => match wedged {
+            Some(d) => (
+                PageState::Blocked,
+                Some(format!(
+                    "dialog_wedged: {d} can no longer be answered (Chromium lost it); call recover"
+                )),
+            ),
+            None => (PageState::Live, None),
+        },
+    }
+}
