@@ -229,6 +229,9 @@ pub(crate) struct ExecutionContextCreated<'a> {
 #[derive(Debug, Deserialize)]
 pub(crate) struct ExecutionContext<'a> {
     pub id: i64,
+    /// Unique across processes; what `Runtime.evaluate {uniqueContextId}` takes.
+    #[serde(default, rename = "uniqueId", borrow)]
+    pub unique_id: Option<Cow<'a, str>>,
     #[serde(default, rename = "auxData", borrow)]
     pub aux_data: Option<AuxData<'a>>,
 }
@@ -237,6 +240,9 @@ pub(crate) struct ExecutionContext<'a> {
 pub(crate) struct AuxData<'a> {
     #[serde(default, rename = "frameId", borrow)]
     pub frame_id: Option<Cow<'a, str>>,
+    /// The frame's main world (not an isolated world of an extension or ours).
+    #[serde(default, rename = "isDefault")]
+    pub is_default: bool,
 }
 
 /// `Runtime.executionContextDestroyed`.

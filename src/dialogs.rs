@@ -209,6 +209,16 @@ impl Dialogs {
         self.pending.last().map(|d| d.info.id.as_str())
     }
 
+    /// The newest pending dialog with no answer in flight: one that keeps a script from
+    /// going on (a dialog the policy is answering does not).
+    pub fn newest_unanswered(&self) -> Option<&PendingDialog> {
+        self.pending
+            .iter()
+            .rev()
+            .find(|d| d.answer.is_none())
+            .map(|d| &d.info)
+    }
+
     /// A dialog Chromium can no longer answer, if any.
     pub fn wedged(&self) -> Option<&str> {
         self.pending

@@ -2,6 +2,7 @@
 
 use crate::command::CommandId;
 use crate::error::{CommandError, DialogError};
+use crate::evaluate::{EvalError, EvalValue};
 use crate::snapshot::{ClosedDialog, Diff};
 use crate::wire::OutgoingCommand;
 
@@ -46,6 +47,14 @@ pub enum Event {
         id: CommandId,
         /// The outcome.
         outcome: Result<ClosedDialog, DialogError>,
+    },
+    /// The one final outcome of
+    /// [`Supervisor::evaluate`](crate::Supervisor::evaluate): the value, or why not.
+    Evaluated {
+        /// The evaluate's id, as `evaluate` returned it.
+        id: CommandId,
+        /// The outcome.
+        outcome: Result<EvalValue, EvalError>,
     },
     /// Something the embedder may want to log (or, for
     /// [`Warning::ForgedBridgeRequest`], act on).

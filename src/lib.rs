@@ -63,6 +63,7 @@ mod console;
 pub mod dialog;
 mod dialogs;
 pub mod error;
+pub mod evaluate;
 mod event;
 mod flow;
 pub mod frame;
@@ -81,6 +82,7 @@ pub use command::CommandId;
 pub use config::{BridgeConfig, Config};
 pub use dialog::{Answer, DialogAction, DialogKind, DialogPolicy};
 pub use error::{CommandError, DialogError, InputError, SessionGoneReason};
+pub use evaluate::{Element, EvalError, EvalValue, Evaluation};
 pub use event::{Event, Output, Warning};
 #[doc(hidden)]
 pub use limits::TableSizes;

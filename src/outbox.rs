@@ -82,6 +82,13 @@ impl Outbox {
         id
     }
 
+    /// A fresh id from the command ids' sequence, for a job that answers the embedder
+    /// without being one command (an evaluate): it never equals a command's id.
+    pub fn next_id(&mut self) -> u64 {
+        self.last_command_id += 1;
+        self.last_command_id
+    }
+
     /// Queues an event for the embedder.
     pub fn emit(&mut self, event: Event) {
         self.events.push_back(event);

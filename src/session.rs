@@ -46,6 +46,18 @@ pub(crate) struct Session {
     pub crashed: bool,
     /// Execution context id → frame id, newest last.
     pub contexts: SmallVec<[(i64, Arc<str>); 4]>,
+    /// The latest default (main-world) context per frame of this session, for evaluating
+    /// in an in-process frame: frame, context id, unique id. Newest last; at most
+    /// [`MAX_CONTEXTS_PER_SESSION`] (the oldest is forgotten).
+    pub default_contexts: SmallVec<[DefaultContext; 2]>,
+}
+
+/// A frame's default execution context, as `Runtime.executionContextCreated` gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DefaultContext {
+    pub frame_id: Arc<str>,
+    pub id: i64,
+    pub unique_id: String,
 }
 
 impl Session {
@@ -56,6 +68,7 @@ impl Session {
             parent,
             crashed: false,
             contexts: SmallVec::new(),
+            default_contexts: SmallVec::new(),
         }
     }
 
@@ -65,6 +78,42 @@ impl Session {
             self.contexts.remove(0);
         }
         self.contexts.push((id, frame_id.into()));
+    }
+
+    /// A frame's new default context replaces the one it had (a frame gets several over
+    /// time: the initial `about:blank` one, then its document's).
+    pub fn set_default_context(&mut self, frame_id: &str, id: i64, unique_id: &str) {
+        self.default_contexts
+            .retain(|c| &*c.frame_id != frame_id && c.id != id);
+        if self.default_contexts.len() >= MAX_CONTEXTS_PER_SESSION {
+            self.default_contexts.remove(0);
+        }
+        self.default_contexts.push(DefaultContext {
+            frame_id: frame_id.into(),
+            id,
+            unique_id: unique_id.to_owned(),
+        });
+    }
+
+    /// Forgets a destroyed context.
+    pub fn remove_context(&mut self, id: i64) {
+        self.contexts.retain(|(c, _)| *c != id);
+        self.default_contexts.retain(|c| c.id != id);
+    }
+
+    /// Forgets every context (`Runtime.executionContextsCleared`).
+    pub fn clear_contexts(&mut self) {
+        self.contexts.clear();
+        self.default_contexts.clear();
+    }
+
+    /// The unique id of `frame_id`'s latest default context, if one is known.
+    pub fn default_context(&self, frame_id: &str) -> Option<&str> {
+        self.default_contexts
+            .iter()
+            .rev()
+            .find(|c| &*c.frame_id == frame_id)
+            .map(|c| c.unique_id.as_str())
     }
 
     pub fn context_frame(&self, id: i64) -> Option<&Arc<str>> {

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 
+use crate::ax::RefTable;
 use crate::bridge;
 use crate::cascade::{Cascade, Removal};
 use crate::cdp::{self, CdpEvent};
@@ -20,8 +21,10 @@ use crate::config::Config;
 use crate::dialog::{Answer, DialogAction, DialogPolicy};
 use crate::dialogs::Dialogs;
 use crate::error::{CommandError, DialogError, InputError, SessionGoneReason};
+use crate::evaluate::{EvalError, Evaluation};
 use crate::event::{Event, Output, Warning};
 use crate::flow::attach::{AttachFlow, ATTACH};
+use crate::flow::evaluate::EvaluateFlow;
 use crate::flow::{AnyFlow, FlowCtx, FlowStatus, Flows};
 use crate::outbox::Outbox;
 use crate::session::TargetKind;
@@ -58,6 +61,8 @@ pub struct Supervisor {
     bridge_script: Option<String>,
     /// A planned stop's grace deadline, once `begin_stop` was called.
     stop_deadline: Option<f64>,
+    /// The refs of the last accessibility snapshot, for evaluates on a ref.
+    refs: RefTable,
 }
 
 impl Supervisor {
@@ -73,6 +78,7 @@ impl Supervisor {
             flows,
             bridge_script: config.bridge.as_ref().map(|b| bridge::script(&b.token)),
             stop_deadline: None,
+            refs: RefTable::default(),
             config,
         }
     }
@@ -252,6 +258,41 @@ impl Supervisor {
             self.out.report_blocked(id, dialog);
         }
         Ok(CommandId(id))
+    }
+
+    /// Evaluates a script, or a function on an element, in any frame under one budget (see
+    /// [`crate::evaluate`] and [`crate::manual::rules`], evaluate). Its outcome arrives as
+    /// exactly one [`Event::Evaluated`] within the budget; what cannot start (no such
+    /// frame, a stale ref, a dialog already in the way, ...) is refused at once.
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Evaluation, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let err = sup.evaluate(0.0, &Evaluation::new("1 + 1")).unwrap_err();
+    /// assert_eq!(err.code(), "not_attached");
+    /// ```
+    pub fn evaluate(&mut self, now: f64, request: &Evaluation) -> Result<CommandId, EvalError> {
+        self.out.advance(now);
+        let plan = crate::flow::evaluate::plan(&self.tab, &self.refs, request)?;
+        let limit = self.config.max_commands_in_flight;
+        if self.flows.len() > limit {
+            return Err(CommandError::TooManyInFlight { limit }.into());
+        }
+        // A script cannot run while a dialog shows.
+        if let Some(dialog) = self.dialogs.newest_unanswered() {
+            let dialog = Box::new(dialog.clone());
+            return Err(EvalError::Blocked { dialog });
+        }
+        let at_start = self.dialogs.newest_pending().map(str::to_owned);
+        let id = CommandId(self.out.next_id());
+        let flow_id = self.flows.next_id();
+        let flow = EvaluateFlow::new(flow_id, id, plan, request, self.out.now(), at_start);
+        self.flows.start(flow_id, AnyFlow::Evaluate(flow));
+        self.cascade().with_flow(flow_id, |flow, ctx| match flow {
+            AnyFlow::Evaluate(e) => e.start(ctx),
+            _ => FlowStatus::Running,
+        });
+        Ok(id)
     }
 
     /// Releases a blocked page: `Page.navigate` to its current URL on the page session
@@ -682,8 +723,9 @@ impl Supervisor {
     ) -> Option<R> {
         let mut r = None;
         self.cascade().with_flow(ATTACH, |flow, ctx| {
-            let AnyFlow::Attach(attach) = flow;
-            r = Some(f(attach, ctx));
+            if let AnyFlow::Attach(attach) = flow {
+                r = Some(f(attach, ctx));
+            }
             FlowStatus::Running
         });
         r

@@ -492,13 +492,14 @@ impl Tab {
                 self.note_top_url(id);
             }
             E::ExecutionContextCreated(ev) => {
-                let frame = ev
-                    .context
-                    .aux_data
-                    .as_ref()
-                    .and_then(|a| a.frame_id.as_deref());
+                let aux = ev.context.aux_data.as_ref();
+                let frame = aux.and_then(|a| a.frame_id.as_deref());
                 if let Some(frame) = frame {
-                    self.on_context_event(session, ContextEvent::Created(ev.context.id, frame));
+                    let default = aux
+                        .filter(|a| a.is_default)
+                        .and(ev.context.unique_id.as_deref());
+                    let created = ContextEvent::Created(ev.context.id, frame, default);
+                    self.on_context_event(session, created);
                 }
             }
             E::ExecutionContextDestroyed(ev) => {
@@ -549,15 +550,21 @@ impl Tab {
         }
     }
 
-    /// Tracks a session's execution contexts (they map console messages to frames).
+    /// Tracks a session's execution contexts (they map console messages to frames, and
+    /// give an in-process frame's default context to evaluate in).
     fn on_context_event(&mut self, session: &str, event: ContextEvent) {
         let Some(s) = self.sessions.get_mut(session) else {
             return;
         };
         match event {
-            ContextEvent::Created(id, frame) => s.add_context(id, frame),
-            ContextEvent::Destroyed(id) => s.contexts.retain(|(c, _)| *c != id),
-            ContextEvent::Cleared => s.contexts.clear(),
+            ContextEvent::Created(id, frame, default) => {
+                s.add_context(id, frame);
+                if let Some(unique_id) = default {
+                    s.set_default_context(frame, id, unique_id);
+                }
+            }
+            ContextEvent::Destroyed(id) => s.remove_context(id),
+            ContextEvent::Cleared => s.clear_contexts(),
         }
     }
 
@@ -600,7 +607,8 @@ pub(crate) enum Owner<'a> {
 
 /// An execution-context event of a session.
 pub(crate) enum ContextEvent<'a> {
-    Created(i64, &'a str),
+    /// Id, frame, and the unique id when it is the frame's default context.
+    Created(i64, &'a str, Option<&'a str>),
     Destroyed(i64),
     Cleared,
 }

@@ -15,10 +15,12 @@
 mod node;
 mod outline;
 mod refs;
+mod resolve;
 
 pub use node::{AxNode, AxStates};
 pub use outline::{build_outline, FrameAx, Outline, OutlineLimits, DEFAULT_MAX_NODES};
 pub use refs::{ref_number, AxRef, RefEntry, RefTable};
+pub use resolve::resolve_ref;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,500 @@
+//! The evaluate flow: one script or element function, in any frame, under one budget (see
+//! [`crate::evaluate`] for the budget's arithmetic, [`crate::manual::rules`] for the
+//! rules).
+//!
+//! - A script: `Runtime.evaluate {timeout, awaitPromise: false, returnByValue: false,
+//!   objectGroup}` on the frame's session (an in-process frame: with its default context's
+//!   `uniqueContextId`). A primitive is the answer; an object gets one
+//!   `Runtime.callFunctionOn` of [`RACE`] on it (a promise raced against the budget left,
+//!   anything else returned by value). `awaitPromise: true` alone never ends for a promise
+//!   that never settles, and releasing its object group does not end it either.
+//! - An element: `DOM.resolveNode {backendNodeId}`, then one `Runtime.callFunctionOn` of the
+//!   expression wrapped by [`element_function`] (called with the element, its promise raced
+//!   the same way).
+//! - At the flow's deadline: `Runtime.terminateExecution` on the session (its reply does not
+//!   matter), a `timeout` error, done; the script's own reply, when it comes, is dropped.
+//! - A dialog that opens meanwhile (and that no policy answers) ends it as `blocked`.
+//!
+//! The object group is released at the end (best effort).
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
+use crate::ax::{resolve_ref, RefTable};
+use crate::cdp::CdpEvent;
+use crate::command::{CommandId, InFlight, Purpose};
+use crate::error::{CommandError, InputError};
+use crate::evaluate::{headroom, Element, EvalError, EvalValue, Evaluation, MAX_EVAL_TIMEOUT};
+use crate::event::Event;
+use crate::session::TargetKind;
+use crate::tab::Tab;
+use crate::wire::CdpError;
+
+/// What each of the flow's commands is for.
+mod step {
+    pub const EVALUATE: u16 = 0;
+    pub const RACE: u16 = 1;
+    pub const RESOLVE: u16 = 2;
+    pub const CALL: u16 = 3;
+}
+
+/// The rejection message of the in-page bound; its exception means "out of budget".
+const MARKER: &str = "cdp-supervisor: evaluate budget spent";
+
+/// Called on the evaluate's object result with the budget left (ms): a promise (or any
+/// thenable) raced against it, anything else returned as is (then by value).
+const RACE: &str = "function(ms) { if (this === null || typeof this.then !== 'function') return this; return Promise.race([this, new Promise((_, reject) => setTimeout(() => reject(new Error('cdp-supervisor: evaluate budget spent')), ms))]); }";
+
+/// How long after the flow's deadline a late reply is still consumed quietly.
+const LATE_REPLY_GRACE_S: f64 = 60.0;
+
+/// The element path's function: the embedder's function called with the element (as its
+/// argument and `this`), its promise raced like [`RACE`]. The expression goes between line
+/// breaks so a trailing line comment cannot swallow the closing parenthesis.
+fn element_function(expression: &str) -> String {
+    format!(
+        "function(ms) {{ const r = (\n{expression}\n).call(this, this); if (r === null || r === undefined || typeof r.then !== 'function') return r; return Promise.race([r, new Promise((_, reject) => setTimeout(() => reject(new Error('{MARKER}')), ms))]); }}"
+    )
+}
+
+/// Where an evaluate runs, resolved from the tab before anything is sent.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct EvalPlan {
+    pub session: String,
+    /// The default context of an in-process frame (`uniqueContextId`).
+    pub context: Option<String>,
+    /// The element's `backendNodeId`.
+    pub node: Option<i64>,
+    /// For messages: `the top frame`, `frame F`, `element 12 in frame F`.
+    pub target: String,
+    /// The ref given, for a stale-ref message.
+    pub reference: Option<String>,
+}
+
+/// Resolves an evaluate's target: the session, the context, the node.
+pub(crate) fn plan(tab: &Tab, refs: &RefTable, req: &Evaluation) -> Result<EvalPlan, EvalError> {
+    if req.expression.trim().is_empty() {
+        return Err(EvalError::BadRequest {
+            message: "expression is empty: give a script, or with an element a function such as \"el => el.textContent\"".into(),
+        });
+    }
+    if req.timeout.is_zero() {
+        return Err(EvalError::BadRequest {
+            message: "timeout_ms must be above 0 (default 30000)".into(),
+        });
+    }
+    let (frame_id, node, reference) = match &req.element {
+        None => (req.frame_id.clone(), None, None),
+        Some(Element::BackendNodeId(n)) => (req.frame_id.clone(), Some(*n), None),
+        Some(Element::Ref(r)) => {
+            let (frame, node) = resolve_ref(refs, r)?;
+            (Some(frame), Some(node), Some(r.clone()))
+        }
+    };
+    let page_session = tab.page_session().ok_or(CommandError::NotAttached)?;
+    let is_top = frame_id.is_none() || frame_id.as_deref() == tab.page_target();
+    let (session, context) = match frame_id.as_deref().filter(|_| !is_top) {
+        None => (page_session.to_owned(), None),
+        Some(f) => {
+            let frame = tab
+                .frames
+                .get(f)
+                .ok_or_else(|| CommandError::UnknownFrame {
+                    frame_id: f.to_owned(),
+                })?;
+            match frame.info.session_id.as_ref() {
+                Some(own) => (own.clone(), None),
+                // In process: an element is found on the owner's session by its node alone;
+                // a script needs the frame's default context.
+                None if node.is_some() => (frame.owner_session.clone(), None),
+                None => {
+                    let context = tab
+                        .sessions
+                        .get(&frame.owner_session)
+                        .and_then(|s| s.default_context(f))
+                        .ok_or_else(|| EvalError::NoContext {
+                            frame_id: f.to_owned(),
+                        })?;
+                    (frame.owner_session.clone(), Some(context.to_owned()))
+                }
+            }
+        }
+    };
+    if let Some(s) = tab.sessions.get(&session) {
+        if s.crashed || !matches!(s.kind, TargetKind::Page | TargetKind::Iframe) {
+            return Err(CommandError::SessionGone {
+                method: "Runtime.evaluate".into(),
+                session_id: session,
+                reason: crate::error::SessionGoneReason::Crashed,
+            }
+            .into());
+        }
+    }
+    let frame_words = match frame_id.as_deref().filter(|_| !is_top) {
+        Some(f) => format!("frame {f}"),
+        None => "the top frame".to_owned(),
+    };
+    let target = match node {
+        Some(n) => format!("element {n} in {frame_words}"),
+        None => frame_words,
+    };
+    Ok(EvalPlan {
+        session,
+        context,
+        node,
+        target,
+        reference,
+    })
+}
+
+/// The evaluate flow's state.
+#[derive(Debug)]
+pub(crate) struct EvaluateFlow {
+    flow: FlowId,
+    /// The embedder's id for the outcome.
+    id: CommandId,
+    plan: EvalPlan,
+    expression: String,
+    budget_ms: u64,
+    /// When the core gives up: the budget minus the headroom.
+    deadline: f64,
+    /// The in-page bounds end this much before the deadline (seconds).
+    headroom_s: f64,
+    group: String,
+    /// The dialog pending when it started (one the policy answers may be), so only a new
+    /// one blocks it.
+    dialog_at_start: Option<String>,
+}
+
+/// A `Runtime.RemoteObject`, the parts an evaluate reads.
+#[derive(Debug, Deserialize)]
+struct RemoteObject {
+    #[serde(default, rename = "type")]
+    kind: String,
+    #[serde(default)]
+    value: Option<Value>,
+    #[serde(default, rename = "unserializableValue")]
+    unserializable: Option<String>,
+    #[serde(default, rename = "objectId")]
+    object_id: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ExceptionDetails {
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    exception: Option<RemoteObject>,
+}
+
+/// The result of `Runtime.evaluate` and `Runtime.callFunctionOn`.
+#[derive(Debug, Deserialize)]
+struct EvalResult {
+    result: RemoteObject,
+    #[serde(default, rename = "exceptionDetails")]
+    exception_details: Option<ExceptionDetails>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ResolveNodeResult {
+    object: RemoteObject,
+}
+
+/// What a reply says.
+enum Read {
+    Value(EvalValue),
+    /// An object to race or read by value.
+    Object(String),
+    Failed(EvalError),
+}
+
+impl EvaluateFlow {
+    pub fn new(
+        flow: FlowId,
+        id: CommandId,
+        plan: EvalPlan,
+        req: &Evaluation,
+        now: f64,
+        dialog_at_start: Option<String>,
+    ) -> EvaluateFlow {
+        let budget = req.timeout.min(MAX_EVAL_TIMEOUT);
+        let headroom = headroom(budget);
+        let budget_s = budget.as_secs_f64();
+        let headroom_s = headroom.as_secs_f64().min(budget_s / 3.0);
+        EvaluateFlow {
+            flow,
+            id,
+            plan,
+            expression: req.expression.clone(),
+            budget_ms: u64::try_from(budget.as_millis()).unwrap_or(u64::MAX),
+            deadline: now + budget_s - headroom_s,
+            headroom_s,
+            group: format!("cdp-supervisor-eval-{}", id.0),
+            dialog_at_start,
+        }
+    }
+
+    fn tag(&self, step: u16) -> Purpose {
+        Purpose::Flow(FlowTag {
+            flow: self.flow,
+            step,
+        })
+    }
+
+    /// The in-page bound: what is left before the deadline, less the headroom, in whole
+    /// ms (at least 1).
+    fn page_ms(&self, now: f64) -> u64 {
+        let left = (self.deadline - self.headroom_s - now) * 1000.0;
+        // A float-to-integer `as` saturates (NaN is zero): never a panic.
+        (left.max(1.0)) as u64
+    }
+
+    fn send(&self, ctx: &mut FlowCtx<'_>, method: &str, params: Value, step: u16) {
+        let params = serde_json::value::to_raw_value(&params).ok();
+        ctx.out.send_until(
+            Some(&self.plan.session),
+            method,
+            params.as_deref(),
+            self.tag(step),
+            self.deadline + LATE_REPLY_GRACE_S,
+        );
+    }
+
+    /// A command whose reply does not matter.
+    fn send_quiet(&self, ctx: &mut FlowCtx<'_>, method: &str, params: Value) {
+        let params = serde_json::value::to_raw_value(&params).ok();
+        let t = ctx.config.setup_timeout;
+        let s = Some(self.plan.session.as_str());
+        ctx.out
+            .send(s, method, params.as_deref(), Purpose::Quiet, t);
+    }
+
+    /// The first command.
+    pub fn start(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
+        let now = ctx.out.now();
+        match self.plan.node {
+            Some(node) => {
+                let params = json!({ "backendNodeId": node, "objectGroup": self.group });
+                self.send(ctx, "DOM.resolveNode", params, step::RESOLVE);
+            }
+            None => {
+                let mut params = json!({
+                    "expression": self.expression,
+                    "objectGroup": self.group,
+                    "returnByValue": false,
+                    "awaitPromise": false,
+                    "timeout": self.page_ms(now),
+                });
+                if let Some(c) = &self.plan.context {
+                    params["uniqueContextId"] = Value::String(c.clone());
+                }
+                self.send(ctx, "Runtime.evaluate", params, step::EVALUATE);
+            }
+        }
+        FlowStatus::Running
+    }
+
+    pub fn deadline(&self) -> Option<f64> {
+        Some(self.deadline)
+    }
+
+    /// The budget is spent: terminate whatever runs, answer `timeout`.
+    pub fn on_timeout(&mut self, ctx: &mut FlowCtx<'_>, now: f64) -> FlowStatus {
+        if now < self.deadline {
+            return FlowStatus::Running;
+        }
+        self.send_quiet(ctx, "Runtime.terminateExecution", json!({}));
+        self.finish(ctx, Err(self.timeout(true)))
+    }
+
+    pub fn on_reply(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        step: u16,
+        cmd: &InFlight,
+        reply: Reply<'_>,
+    ) -> Result<FlowStatus, InputError> {
+        let now = ctx.out.now();
+        let read = match (step, reply) {
+            (step::EVALUATE, Err(e)) if is_terminated(&e) => Read::Failed(self.timeout(true)),
+            (step::RESOLVE, Err(e)) => Read::Failed(self.stale(&e.message)),
+            (_, Err(e)) => Read::Failed(EvalError::Command(e.into_command_error(&cmd.method))),
+            (step::RESOLVE, Ok(r)) => {
+                match parse::<ResolveNodeResult>(&cmd.method, r).map(|r| r.object.object_id) {
+                    Err(e) => Read::Failed(e),
+                    Ok(Some(object)) => {
+                        let params = json!({
+                            "functionDeclaration": element_function(&self.expression),
+                            "objectId": object,
+                            "arguments": [{ "value": self.page_ms(now) }],
+                            "awaitPromise": true,
+                            "returnByValue": true,
+                            "objectGroup": self.group,
+                        });
+                        self.send(ctx, "Runtime.callFunctionOn", params, step::CALL);
+                        return Ok(FlowStatus::Running);
+                    }
+                    Ok(None) => Read::Failed(self.stale("DOM.resolveNode gave no object")),
+                }
+            }
+            (_, Ok(r)) => match parse::<EvalResult>(&cmd.method, r) {
+                Ok(r) => self.read(r, step),
+                Err(e) => Read::Failed(e),
+            },
+        };
+        Ok(match read {
+            Read::Value(v) => self.finish(ctx, Ok(v)),
+            Read::Failed(e) => self.finish(ctx, Err(e)),
+            Read::Object(object) => {
+                let params = json!({
+                    "functionDeclaration": RACE,
+                    "objectId": object,
+                    "arguments": [{ "value": self.page_ms(now) }],
+                    "awaitPromise": true,
+                    "returnByValue": true,
+                    "objectGroup": self.group,
+                });
+                self.send(ctx, "Runtime.callFunctionOn", params, step::RACE);
+                FlowStatus::Running
+            }
+        })
+    }
+
+    /// A command that ended without a reply: its session went, the connection closed.
+    pub fn on_failed(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        _step: u16,
+        _cmd: InFlight,
+        error: CommandError,
+    ) -> FlowStatus {
+        self.finish(ctx, Err(EvalError::Command(error)))
+    }
+
+    /// A dialog that opened (and that no policy is answering) blocks the script.
+    pub fn on_event(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        _session: Option<&str>,
+        event: &CdpEvent<'_>,
+    ) -> FlowStatus {
+        if !matches!(
+            event,
+            CdpEvent::DialogOpening(_) | CdpEvent::RequestPaused(_)
+        ) {
+            return FlowStatus::Running;
+        }
+        let Some(dialog) = ctx.dialogs.newest_unanswered() else {
+            return FlowStatus::Running;
+        };
+        if self.dialog_at_start.as_deref() == Some(dialog.id.as_str()) {
+            return FlowStatus::Running;
+        }
+        let dialog = Box::new(dialog.clone());
+        // The script's reply is consumed quietly when the dialog closes.
+        ctx.out.emit(Event::Evaluated {
+            id: self.id,
+            outcome: Err(EvalError::Blocked { dialog }),
+        });
+        FlowStatus::Done
+    }
+
+    /// The answer, and the object group released.
+    fn finish(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        outcome: Result<EvalValue, EvalError>,
+    ) -> FlowStatus {
+        let gone = matches!(
+            &outcome,
+            Err(EvalError::Command(
+                CommandError::Disconnected { .. } | CommandError::SessionGone { .. }
+            ))
+        );
+        if !gone {
+            let params = json!({ "objectGroup": self.group });
+            self.send_quiet(ctx, "Runtime.releaseObjectGroup", params);
+        }
+        ctx.out.emit(Event::Evaluated {
+            id: self.id,
+            outcome,
+        });
+        FlowStatus::Done
+    }
+
+    fn timeout(&self, terminated: bool) -> EvalError {
+        EvalError::Timeout {
+            target: self.plan.target.clone(),
+            budget_ms: self.budget_ms,
+            terminated,
+        }
+    }
+
+    fn stale(&self, why: &str) -> EvalError {
+        let reference = match (&self.plan.reference, self.plan.node) {
+            (Some(r), _) => r.clone(),
+            (None, Some(n)) => format!("backend node {n}"),
+            (None, None) => "the element".to_owned(),
+        };
+        EvalError::Command(CommandError::StaleRef {
+            reference,
+            reason: format!("its node is gone: {why}"),
+        })
+    }
+
+    /// Reads an evaluate's or a call's result.
+    fn read(&self, r: EvalResult, step: u16) -> Read {
+        if let Some(details) = r.exception_details {
+            let description = details
+                .exception
+                .as_ref()
+                .and_then(|e| {
+                    e.description
+                        .clone()
+                        .or_else(|| e.value.as_ref().map(Value::to_string))
+                })
+                .or(details.text)
+                .unwrap_or_else(|| "an exception without a description".to_owned());
+            if step != step::EVALUATE && description.contains(MARKER) {
+                return Read::Failed(self.timeout(false));
+            }
+            return Read::Failed(EvalError::Exception {
+                target: self.plan.target.clone(),
+                description,
+            });
+        }
+        let o = r.result;
+        if step == step::EVALUATE {
+            if let Some(object) = o.object_id {
+                return Read::Object(object);
+            }
+        }
+        if o.kind == "undefined" {
+            return Read::Value(EvalValue::undefined());
+        }
+        if let Some(u) = o.unserializable {
+            return Read::Value(EvalValue::of(Value::String(u)));
+        }
+        Read::Value(EvalValue::of(o.value.unwrap_or(Value::Null)))
+    }
+}
+
+/// `Runtime.evaluate`'s own `timeout` ended the script: CDP answers with an error.
+fn is_terminated(e: &CdpError) -> bool {
+    e.message.contains("Execution was terminated")
+}
+
+/// A reply of an unexpected shape ends the evaluate with a CDP error that says so.
+fn parse<'a, T: Deserialize<'a>>(method: &str, r: Option<&'a RawValue>) -> Result<T, EvalError> {
+    crate::wire::parse(method, r).map_err(|e| {
+        EvalError::Command(CommandError::Cdp {
+            method: method.to_owned(),
+            code: 0,
+            message: format!("unexpected reply: {e}"),
+        })
+    })
+}
