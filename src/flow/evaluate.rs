@@ -250,7 +250,7 @@ impl EvaluateFlow {
     fn page_ms(&self, now: f64) -> u64 {
         let left = (self.deadline - self.headroom_s - now) * 1000.0;
         // A float-to-integer `as` saturates (NaN is zero): never a panic.
-        (left.max(1.0)) as u64
+        left.round().max(1.0) as u64
     }
 
     fn send(&self, ctx: &mut FlowCtx<'_>, method: &str, params: Value, step: u16) {

@@ -1,0 +1,384 @@
+//! The evaluate flow on the simulated-time harness: the budget, termination, promises,
+//! frames and contexts, elements, dialogs, late replies.
+
+mod harness;
+
+use std::time::Duration;
+
+use cdp_supervisor::evaluate::{Element, EvalError, Evaluation};
+use cdp_supervisor::{CommandId, Config, Event};
+use harness::{Harness, PAGE, PS};
+use serde_json::{json, Value};
+
+fn outcomes(h: &Harness, id: CommandId) -> Vec<&Result<cdp_supervisor::EvalValue, EvalError>> {
+    h.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Evaluated { id: i, outcome } if *i == id => Some(outcome),
+            _ => None,
+        })
+        .collect()
+}
+
+fn params(h: &Harness, method: &str) -> Value {
+    let cmd = h.last_sent(method);
+    let v: Value = serde_json::from_str(&cmd.json).expect("json");
+    v["params"].clone()
+}
+
+fn budget(ms: u64) -> Duration {
+    Duration::from_millis(ms)
+}
+
+#[test]
+fn a_stuck_script_is_terminated_at_the_deadline_and_later_replies_are_dropped() {
+    let mut h = Harness::attached(Config::default());
+    let id = h
+        .sup
+        .evaluate(h.now, &Evaluation::new("while(true){}").within(budget(500)))
+        .expect("starts");
+    h.drain();
+    let eval = h.last_sent("Runtime.evaluate").clone();
+    assert_eq!(eval.session_id.as_deref(), Some(PS));
+    let p = params(&h, "Runtime.evaluate");
+    assert_eq!(
+        p["timeout"], 400,
+        "in-page bound: budget minus twice the headroom"
+    );
+    assert_eq!(p["awaitPromise"], false);
+    assert!(
+        p.get("uniqueContextId").is_none(),
+        "top frame: the session's default"
+    );
+    h.advance(0.449);
+    assert!(outcomes(&h, id).is_empty());
+    assert!(h.sent_with("Runtime.terminateExecution").is_empty());
+    h.advance(0.002);
+    let out = outcomes(&h, id);
+    assert_eq!(out.len(), 1);
+    let Err(e) = out[0] else { panic!("{out:?}") };
+    assert_eq!(e.code(), "timeout");
+    assert!(e
+        .to_string()
+        .contains("the top frame ran past its 500 ms budget and was terminated"));
+    let term = h.last_sent("Runtime.terminateExecution");
+    assert_eq!(term.session_id.as_deref(), Some(PS));
+    // The script's late reply (and the terminate's) are consumed quietly.
+    h.reply_error(eval.id, -32000, "Execution was terminated");
+    let term_id = h.last_sent("Runtime.terminateExecution").id;
+    h.reply(term_id, "{}");
+    assert_eq!(outcomes(&h, id).len(), 1, "exactly one outcome");
+    // The next evaluate works at once.
+    let next = h
+        .sup
+        .evaluate(h.now, &Evaluation::new("1+1"))
+        .expect("starts");
+    h.drain();
+    let again = h.last_sent("Runtime.evaluate").id;
+    h.reply(
+        again,
+        r#"{"result":{"type":"number","value":2,"description":"2"}}"#,
+    );
+    let out = outcomes(&h, next);
+    assert!(matches!(out[0], Ok(v) if v.value == json!(2) && !v.undefined));
+    h.advance(120.0);
+    assert_eq!(
+        h.sup.table_sizes().commands_in_flight,
+        0,
+        "nothing left in flight"
+    );
+}
+
+#[test]
+fn the_in_page_timeout_reply_is_a_timeout_error() {
+    let mut h = Harness::attached(Config::default());
+    let id = h
+        .sup
+        .evaluate(
+            h.now,
+            &Evaluation::new("while(true){}").within(budget(2000)),
+        )
+        .unwrap();
+    h.drain();
+    let eval = h.last_sent("Runtime.evaluate").id;
+    h.advance(1.6);
+    h.reply_error(eval, -32000, "Execution was terminated");
+    let out = outcomes(&h, id);
+    assert!(matches!(
+        out[0],
+        Err(EvalError::Timeout {
+            terminated: true,
+            budget_ms: 2000,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_promise_is_raced_in_page_and_its_marker_rejection_is_a_timeout() {
+    let mut h = Harness::attached(Config::default());
+    let id = h
+        .sup
+        .evaluate(
+            h.now,
+            &Evaluation::new("new Promise(()=>{})").within(budget(1000)),
+        )
+        .unwrap();
+    h.drain();
+    let eval = h.last_sent("Runtime.evaluate").id;
+    h.now += 0.01;
+    h.reply(
+        eval,
+        r#"{"result":{"type":"object","subtype":"promise","className":"Promise","objectId":"O1"}}"#,
+    );
+    let p = params(&h, "Runtime.callFunctionOn");
+    assert_eq!(p["objectId"], "O1");
+    assert_eq!(p["awaitPromise"], true);
+    assert_eq!(p["returnByValue"], true);
+    assert_eq!(p["arguments"][0]["value"], 790);
+    let race = h.last_sent("Runtime.callFunctionOn").id;
+    h.reply(race, r#"{"result":{"type":"object","value":{}},"exceptionDetails":{"text":"Uncaught (in promise) Error: cdp-supervisor: evaluate budget spent","exception":{"type":"object","subtype":"error","description":"Error: cdp-supervisor: evaluate budget spent\n    at <anonymous>:1:1"}}}"#);
+    let out = outcomes(&h, id);
+    let Err(e) = out[0] else { panic!() };
+    assert_eq!(e.code(), "timeout");
+    assert!(e
+        .to_string()
+        .contains("did not settle within its 1000 ms budget"));
+    assert!(h.sent_with("Runtime.terminateExecution").is_empty());
+    let release = params(&h, "Runtime.releaseObjectGroup");
+    assert_eq!(release["objectGroup"], p["objectGroup"]);
+}
+
+#[test]
+fn values_undefined_objects_and_exceptions() {
+    let mut h = Harness::attached(Config::default());
+    let undef = h.sup.evaluate(h.now, &Evaluation::new("void 0")).unwrap();
+    h.drain();
+    h.reply(
+        h.last_sent("Runtime.evaluate").id,
+        r#"{"result":{"type":"undefined"}}"#,
+    );
+    assert!(matches!(outcomes(&h, undef)[0], Ok(v) if v.undefined && v.value.is_null()));
+
+    let obj = h.sup.evaluate(h.now, &Evaluation::new("({a:1})")).unwrap();
+    h.drain();
+    h.reply(
+        h.last_sent("Runtime.evaluate").id,
+        r#"{"result":{"type":"object","objectId":"O2"}}"#,
+    );
+    h.reply(
+        h.last_sent("Runtime.callFunctionOn").id,
+        r#"{"result":{"type":"object","value":{"a":1,"b":[2]}}}"#,
+    );
+    assert!(matches!(outcomes(&h, obj)[0], Ok(v) if v.value == json!({"a":1,"b":[2]})));
+
+    let nan = h.sup.evaluate(h.now, &Evaluation::new("NaN")).unwrap();
+    h.drain();
+    h.reply(
+        h.last_sent("Runtime.evaluate").id,
+        r#"{"result":{"type":"number","unserializableValue":"NaN"}}"#,
+    );
+    assert!(matches!(outcomes(&h, nan)[0], Ok(v) if v.value == json!("NaN")));
+
+    let boom = h
+        .sup
+        .evaluate(h.now, &Evaluation::new("throw new Error('boom')"))
+        .unwrap();
+    h.drain();
+    h.reply(h.last_sent("Runtime.evaluate").id, r#"{"result":{"type":"object","subtype":"error","objectId":"O3"},"exceptionDetails":{"text":"Uncaught","exception":{"type":"object","description":"Error: boom\n    at <anonymous>:1:7"}}}"#);
+    let out = outcomes(&h, boom);
+    let Err(e) = out[0] else { panic!() };
+    assert_eq!(e.code(), "exception");
+    assert!(e.to_string().contains("Error: boom"), "{e}");
+}
+
+#[test]
+fn a_dialog_opening_ends_it_as_blocked_and_the_reply_is_consumed_later() {
+    let mut h = Harness::attached(Config::default());
+    let id = h
+        .sup
+        .evaluate(h.now, &Evaluation::new("alert(1); 5"))
+        .unwrap();
+    h.drain();
+    let eval = h.last_sent("Runtime.evaluate").id;
+    h.event(PS, "Page.javascriptDialogOpening", &format!(
+        r#"{{"url":"http://a.test/","message":"1","type":"alert","hasBrowserHandler":false,"defaultPrompt":"","frameId":"{PAGE}"}}"#
+    ));
+    let out = outcomes(&h, id);
+    assert_eq!(out.len(), 1);
+    let Err(e) = out[0] else { panic!() };
+    assert_eq!(e.code(), "blocked");
+    assert_eq!(e.dialog().map(|d| d.id.as_str()), Some("d-1"));
+    assert!(e.to_string().contains("d-1"));
+    // While it shows, a new evaluate is refused at once.
+    let refused = h.sup.evaluate(h.now, &Evaluation::new("1")).unwrap_err();
+    assert_eq!(refused.code(), "blocked");
+    h.reply(eval, r#"{"result":{"type":"number","value":5}}"#);
+    assert_eq!(outcomes(&h, id).len(), 1);
+}
+
+#[test]
+fn an_auto_answered_dialog_does_not_block() {
+    let mut config = Config::default();
+    config.policy = cdp_supervisor::DialogPolicy::AutoAccept;
+    let mut h = Harness::attached(config);
+    let id = h
+        .sup
+        .evaluate(h.now, &Evaluation::new("alert(1); 5"))
+        .unwrap();
+    h.drain();
+    let eval = h.last_sent("Runtime.evaluate").id;
+    h.event(PS, "Page.javascriptDialogOpening", &format!(
+        r#"{{"url":"http://a.test/","message":"1","type":"alert","hasBrowserHandler":false,"defaultPrompt":"","frameId":"{PAGE}"}}"#
+    ));
+    assert!(outcomes(&h, id).is_empty());
+    h.reply(eval, r#"{"result":{"type":"number","value":5}}"#);
+    assert!(matches!(outcomes(&h, id)[0], Ok(v) if v.value == json!(5)));
+}
+
+/// An in-process child frame `C` with contexts: the initial one, then its document's.
+fn with_child(h: &mut Harness) {
+    h.event(
+        PS,
+        "Page.frameAttached",
+        &format!(r#"{{"frameId":"C","parentFrameId":"{PAGE}"}}"#),
+    );
+    h.event(PS, "Runtime.executionContextCreated", r#"{"context":{"id":7,"origin":"","name":"","uniqueId":"U-7","auxData":{"isDefault":true,"type":"default","frameId":"C"}}}"#);
+    h.event(PS, "Runtime.executionContextCreated", r#"{"context":{"id":8,"origin":"","name":"","uniqueId":"U-8","auxData":{"isDefault":true,"type":"default","frameId":"C"}}}"#);
+    h.event(PS, "Runtime.executionContextCreated", r#"{"context":{"id":9,"origin":"","name":"iso","uniqueId":"U-9","auxData":{"isDefault":false,"type":"isolated","frameId":"C"}}}"#);
+}
+
+#[test]
+fn an_in_process_frame_runs_in_its_latest_default_context() {
+    let mut h = Harness::attached(Config::default());
+    with_child(&mut h);
+    h.sup
+        .evaluate(h.now, &Evaluation::new("window.who").in_frame("C"))
+        .unwrap();
+    h.drain();
+    assert_eq!(params(&h, "Runtime.evaluate")["uniqueContextId"], "U-8");
+    // Destroyed: no context until a new one comes.
+    h.event(
+        PS,
+        "Runtime.executionContextDestroyed",
+        r#"{"executionContextId":8,"executionContextUniqueId":"U-8"}"#,
+    );
+    let e = h
+        .sup
+        .evaluate(h.now, &Evaluation::new("1").in_frame("C"))
+        .unwrap_err();
+    assert_eq!(e.code(), "no_context");
+    assert!(e.to_string().contains("frame C"));
+    h.event(
+        PS,
+        "Runtime.executionContextCreated",
+        r#"{"context":{"id":10,"uniqueId":"U-10","auxData":{"isDefault":true,"frameId":"C"}}}"#,
+    );
+    h.sup
+        .evaluate(h.now, &Evaluation::new("1").in_frame("C"))
+        .unwrap();
+    h.drain();
+    assert_eq!(params(&h, "Runtime.evaluate")["uniqueContextId"], "U-10");
+    h.event(PS, "Runtime.executionContextsCleared", "{}");
+    let e = h
+        .sup
+        .evaluate(h.now, &Evaluation::new("1").in_frame("C"))
+        .unwrap_err();
+    assert_eq!(e.code(), "no_context");
+    // The top frame by its id: the session's default, no context needed.
+    h.sup
+        .evaluate(h.now, &Evaluation::new("1").in_frame(PAGE))
+        .unwrap();
+    h.drain();
+    assert!(params(&h, "Runtime.evaluate")
+        .get("uniqueContextId")
+        .is_none());
+}
+
+#[test]
+fn an_unknown_frame_and_a_stale_ref_are_refused_by_name() {
+    let mut h = Harness::attached(Config::default());
+    let e = h
+        .sup
+        .evaluate(h.now, &Evaluation::new("1").in_frame("NOPE"))
+        .unwrap_err();
+    assert_eq!(e.code(), "no_such_frame");
+    assert!(e.to_string().contains("NOPE"));
+    let e = h
+        .sup
+        .evaluate(
+            h.now,
+            &Evaluation::new("el => el.id").on_element(Element::Ref("e3".into())),
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), "stale_ref");
+    assert!(e.to_string().contains("take a new snapshot"));
+    let e = h.sup.evaluate(h.now, &Evaluation::new("  ")).unwrap_err();
+    assert_eq!(e.code(), "bad_request");
+    let e = h
+        .sup
+        .evaluate(h.now, &Evaluation::new("1").within(Duration::ZERO))
+        .unwrap_err();
+    assert_eq!(e.code(), "bad_request");
+}
+
+#[test]
+fn an_element_is_resolved_then_called_and_a_gone_node_is_stale() {
+    let mut h = Harness::attached(Config::default());
+    let id = h
+        .sup
+        .evaluate(
+            h.now,
+            &Evaluation::new("el => el.textContent").on_element(Element::BackendNodeId(12)),
+        )
+        .unwrap();
+    h.drain();
+    assert_eq!(params(&h, "DOM.resolveNode")["backendNodeId"], 12);
+    h.reply(
+        h.last_sent("DOM.resolveNode").id,
+        r#"{"object":{"type":"object","subtype":"node","objectId":"N1"}}"#,
+    );
+    let p = params(&h, "Runtime.callFunctionOn");
+    assert_eq!(p["objectId"], "N1");
+    assert!(p["functionDeclaration"]
+        .as_str()
+        .unwrap()
+        .contains("el => el.textContent"));
+    h.reply(
+        h.last_sent("Runtime.callFunctionOn").id,
+        r#"{"result":{"type":"string","value":"Hello"}}"#,
+    );
+    assert!(matches!(outcomes(&h, id)[0], Ok(v) if v.value == json!("Hello")));
+
+    let gone = h
+        .sup
+        .evaluate(
+            h.now,
+            &Evaluation::new("el => el.id").on_element(Element::BackendNodeId(99)),
+        )
+        .unwrap();
+    h.drain();
+    h.reply_error(
+        h.last_sent("DOM.resolveNode").id,
+        -32000,
+        "No node with given id found",
+    );
+    let out = outcomes(&h, gone);
+    let Err(e) = out[0] else { panic!() };
+    assert_eq!(e.code(), "stale_ref");
+    assert!(e.to_string().contains("backend node 99"), "{e}");
+}
+
+#[test]
+fn a_disconnect_ends_it_once() {
+    let mut h = Harness::attached(Config::default());
+    let id = h.sup.evaluate(h.now, &Evaluation::new("1")).unwrap();
+    h.drain();
+    h.sup.handle_disconnected(h.now);
+    h.drain();
+    let out = outcomes(&h, id);
+    assert_eq!(out.len(), 1);
+    assert!(matches!(out[0], Err(e) if e.code() == "disconnected"));
+    h.advance(100.0);
+    assert_eq!(outcomes(&h, id).len(), 1);
+}
