@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 #[cfg(feature = "launch")]
 use cdp_supervisor_chromium::Browser;
-use cdp_supervisor_driver::cdp_supervisor::{ClosedDialog, DialogError};
+use cdp_supervisor_driver::cdp_supervisor::evaluate::{MAX_EVAL_TIMEOUT, TRANSPORT_MARGIN};
+use cdp_supervisor_driver::cdp_supervisor::{ClosedDialog, DialogError, EvalValue, Evaluation};
 use cdp_supervisor_driver::{command_result, Clock, LoopDriver, Reply, Request, Updates};
 
 use crate::{ClientError, ClientEvent, CommandUpdate, DialogAction, DialogPolicy, Options};
@@ -216,6 +217,39 @@ impl Client {
     ) -> Result<Value, ClientError> {
         let pending = self.start_command(frame_id, method, params, timeout)?;
         Ok(command_result(&pending.wait()?))
+    }
+
+    /// Evaluates a script, or a function on an element, in any frame under one budget
+    /// (`evaluation.timeout`): the value as JSON, or [`ClientError::Evaluate`] whose
+    /// `code()` says why (`timeout`, `exception`, `blocked`, `stale_ref`, ...). It always
+    /// answers within the budget: a stuck script is terminated and the frame stays usable.
+    ///
+    /// ```
+    /// use cdp_supervisor_blocking::{Client, ClientError, Evaluation, Options};
+    /// use std::time::Duration;
+    /// let client = Client::launch(Options::default())?;
+    /// assert_eq!(client.evaluate(Evaluation::new("6 * 7"))?.value, 42);
+    /// let stuck = Evaluation::new("while(true){}").within(Duration::from_millis(500));
+    /// let Err(ClientError::Evaluate(e)) = client.evaluate(stuck) else { panic!() };
+    /// assert_eq!(e.code(), "timeout");
+    /// assert_eq!(client.evaluate(Evaluation::new("'usable'"))?.value, "usable");
+    /// # Ok::<(), ClientError>(())
+    /// ```
+    pub fn evaluate(&self, evaluation: Evaluation) -> Result<EvalValue, ClientError> {
+        let wait = evaluation.timeout.min(MAX_EVAL_TIMEOUT) + TRANSPORT_MARGIN;
+        let (tx, rx) = mpsc::channel();
+        self.send(Request::Evaluate {
+            evaluation,
+            reply: Box::new(move |v| drop(tx.send(v))),
+        })?;
+        match rx.recv_timeout(wait) {
+            Ok(outcome) => Ok(outcome?),
+            Err(RecvTimeoutError::Timeout) => Err(ClientError::Timeout {
+                what: "the evaluate's outcome".into(),
+                after: wait,
+            }),
+            Err(RecvTimeoutError::Disconnected) => Err(ClientError::Closed),
+        }
     }
 
     /// Answers a dialog (`None`: the single pending one) and waits until Chromium closed

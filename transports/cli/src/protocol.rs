@@ -52,6 +52,8 @@ pub enum Command {
         /// Its deadline ([`DEFAULT_CDP_TIMEOUT`] unless `timeout_ms` says otherwise).
         timeout: Duration,
     },
+    /// `{"cmd":"evaluate","expression":"...","frame_id":"F","ref":"e3","backend_node_id":12,"timeout_ms":2000}`.
+    Evaluate(cdp_supervisor::Evaluation),
     /// `{"cmd":"recover"}`: release a page blocked by a dialog left open.
     Recover,
     /// `{"cmd":"stop"}`: settle dialogs (dismiss), detach, exit 0.
@@ -101,7 +103,7 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
     };
     let Some(cmd) = str_field("cmd") else {
         return Err(fail(
-            "missing \"cmd\": one of snapshot, dialog, cdp, policy, recover, settle, stop".into(),
+            "missing \"cmd\": one of snapshot, dialog, cdp, evaluate, policy, recover, settle, stop".into(),
         ));
     };
     let command = match cmd.as_str() {
@@ -136,11 +138,9 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
         },
         "recover" => Command::Recover,
         "stop" => Command::Stop,
-        "evaluate" => return Err(fail(
-            "evaluate is not implemented yet; use {\"cmd\":\"cdp\",\"method\":\"Runtime.evaluate\",...} meanwhile".into(),
-        )),
+        "evaluate" => Command::Evaluate(crate::evaluate::parse_evaluate(&request).map_err(fail)?),
         other => return Err(fail(format!(
-            "unknown cmd {other:?}: use snapshot, dialog, cdp, policy, recover, settle or stop"
+            "unknown cmd {other:?}: use snapshot, dialog, cdp, evaluate, policy, recover, settle or stop"
         ))),
     };
     Ok(Request { id, command })

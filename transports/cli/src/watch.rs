@@ -5,6 +5,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use cdp_supervise::demo::{DemoSite, DEMO_INTERVAL_S};
+use cdp_supervise::evaluate::{error_of, eval_error_line, value_line};
 use cdp_supervise::protocol::{
     diff_line, error_line, parse_line, result_line, typed, Command, DEFAULT_CDP_TIMEOUT,
 };
@@ -257,6 +258,22 @@ fn handle_line<'scope>(
             }
             Err(e) => emit(&error_line(&id, &e.to_string())),
         },
+        Command::Evaluate(evaluation) => {
+            scope.spawn(move || {
+                emit(&match client.evaluate(evaluation) {
+                    Ok(value) => value_line(&id, &value),
+                    Err(ClientError::Evaluate(e)) => error_of(&id, &e),
+                    Err(e) => {
+                        let code = match e {
+                            ClientError::Timeout { .. } => "timeout",
+                            ClientError::Closed => "disconnected",
+                            _ => "error",
+                        };
+                        eval_error_line(&id, code, &e.to_string(), None)
+                    }
+                });
+            });
+        }
         Command::Recover => {
             scope.spawn(move || {
                 emit(&match client.recover() {

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use cdp_supervisor::{
-    ClosedDialog, CommandError, Config, DialogAction, DialogError, DialogPolicy, Diff, Event,
-    PageInfo, PageState, Snapshot, Supervisor,
+    ClosedDialog, CommandError, Config, DialogAction, DialogError, DialogPolicy, Diff, EvalError,
+    EvalValue, Evaluation, Event, PageInfo, PageState, Snapshot, Supervisor,
 };
 use serde_json::value::RawValue;
 
@@ -227,7 +227,24 @@ pub enum Request {
     },
     /// Settle dialogs (dismiss), wait for them to close, disconnect, end the loop.
     Stop(Reply<()>),
+    /// Evaluate a script or an element function under one budget
+    /// ([`Supervisor::evaluate`]); the outcome comes within the budget.
+    Evaluate {
+        /// What, where, within which budget.
+        evaluation: Evaluation,
+        /// The outcome.
+        reply: Reply<EvalOutcome>,
+    },
 }
+
+/// The outcome of an evaluate: its value as JSON, or a typed error with a stable `code()`.
+///
+/// ```
+/// use cdp_supervisor_driver::{cdp_supervisor::EvalValue, EvalOutcome};
+/// let outcome: EvalOutcome = Ok(EvalValue::undefined());
+/// assert!(outcome.is_ok());
+/// ```
+pub type EvalOutcome = Result<EvalValue, EvalError>;
 
 impl Request {
     /// [`Request::Command`] from a client's arguments; `params` must be a JSON object (or
@@ -303,6 +320,7 @@ impl std::fmt::Debug for Request {
             Request::Subscribe { .. } => "Subscribe",
             Request::WaitAttached { .. } => "WaitAttached",
             Request::Stop(_) => "Stop",
+            Request::Evaluate { .. } => "Evaluate",
         };
         f.write_str(name)
     }
@@ -337,6 +355,7 @@ pub struct Driver {
     recorder: Option<Recorder>,
     commands: HashMap<u64, Updates>,
     dialogs: HashMap<u64, Reply<DialogOutcome>>,
+    evaluations: HashMap<u64, Reply<EvalOutcome>>,
     settles: Vec<SettleGroup>,
     subscribers: Vec<Subscriber>,
     settle_timeout: Duration,
@@ -378,6 +397,7 @@ impl Driver {
             recorder,
             commands: HashMap::new(),
             dialogs: HashMap::new(),
+            evaluations: HashMap::new(),
             settles: Vec::new(),
             subscribers: Vec::new(),
             settle_timeout: options.settle_timeout,
@@ -565,6 +585,12 @@ impl Driver {
                     });
                 }
             }
+            Request::Evaluate { evaluation, reply } => match self.sup.evaluate(now, &evaluation) {
+                Ok(id) => {
+                    self.evaluations.insert(id.0, reply);
+                }
+                Err(e) => reply(Err(e)),
+            },
             Request::SetPolicy(policy) => self.sup.set_policy(policy),
             Request::Subscribe {
                 mut subscriber,
@@ -758,6 +784,11 @@ impl Driver {
                         reply(outcome.clone());
                     }
                     self.settled(id.0, outcome.clone());
+                }
+                Event::Evaluated { id, outcome } => {
+                    if let Some(reply) = self.evaluations.remove(&id.0) {
+                        reply(outcome.clone());
+                    }
                 }
                 Event::Warning(warning) => debug(&format!("warning: {warning}")),
                 Event::Diff(Diff::Page { page }) => self.page = page.clone(),

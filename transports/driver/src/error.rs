@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use cdp_supervisor::{CommandError, DialogError};
+use cdp_supervisor::{CommandError, DialogError, EvalError};
 
 use crate::endpoint::EndpointError;
 
@@ -38,6 +38,9 @@ pub enum ClientError {
     /// The command failed (the core's error, with what to do).
     #[error(transparent)]
     Command(#[from] CommandError),
+    /// The evaluate gave no value (the core's typed error; `code()` is its stable word).
+    #[error(transparent)]
+    Evaluate(#[from] EvalError),
     /// The dialog could not be answered.
     #[error(transparent)]
     Dialog(#[from] DialogError),

@@ -10,7 +10,8 @@ use smol::channel::{self, Receiver, Sender};
 use smol::future::FutureExt;
 use smol::{LocalExecutor, Task, Timer};
 
-use crate::cdp_supervisor::{ClosedDialog, DialogError};
+use crate::cdp_supervisor::evaluate::{MAX_EVAL_TIMEOUT, TRANSPORT_MARGIN};
+use crate::cdp_supervisor::{ClosedDialog, DialogError, EvalValue, Evaluation};
 #[cfg(feature = "launch")]
 use crate::Browser;
 use crate::{ClientError, ClientEvent, CommandUpdate, DialogAction, DialogPolicy, Options};
@@ -211,6 +212,38 @@ impl Client {
     ) -> Result<Value, ClientError> {
         let pending = self.start_command(frame_id, method, params, timeout);
         Ok(command_result(&pending.await?.wait().await?))
+    }
+
+    /// Evaluates a script, or a function on an element, in any frame under one budget
+    /// (`evaluation.timeout`), as the blocking transport's `Client::evaluate` does: the
+    /// value as JSON, or [`ClientError::Evaluate`] whose `code()` says why. It always
+    /// answers within the budget: a stuck script is terminated and the frame stays usable.
+    ///
+    /// ```
+    /// use cdp_supervisor_smol::{Client, ClientError, Evaluation, Options};
+    /// smol::block_on(async {
+    ///     let client = Client::launch(Options::default()).await?;
+    ///     assert_eq!(client.evaluate(Evaluation::new("6 * 7")).await?.value, 42);
+    ///     client.stop().await
+    /// })?;
+    /// # Ok::<(), ClientError>(())
+    /// ```
+    pub async fn evaluate(&self, evaluation: Evaluation) -> Result<EvalValue, ClientError> {
+        let wait = evaluation.timeout.min(MAX_EVAL_TIMEOUT) + TRANSPORT_MARGIN;
+        let (tx, answer) = channel::bounded(1);
+        self.send(Request::Evaluate {
+            evaluation,
+            reply: Box::new(move |v| drop(tx.try_send(v))),
+        })
+        .await?;
+        let outcome = async { answer.recv().await.map_err(|_| ClientError::Closed) };
+        let outcome = in_time(
+            Instant::now() + wait,
+            wait,
+            "the evaluate's outcome",
+            outcome,
+        );
+        Ok(outcome.await??)
     }
 
     /// Answers a dialog (`None`: the single pending one) and waits until Chromium closed
