@@ -1,0 +1,213 @@
+//! End-to-end: evaluate under one budget, against a real headless Chromium (blocking
+//! transport). The smol twin is in `smol_evaluate.rs`.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use cdp_supervisor_blocking::{Client, ClientError, Element, Evaluation};
+use serde_json::{json, Value};
+use support::blocking::*;
+
+/// What an evaluate must answer within: its budget plus a small margin.
+const MARGIN: Duration = Duration::from_millis(300);
+
+fn value(client: &Client, e: Evaluation) -> Value {
+    client.evaluate(e).unwrap().value
+}
+
+/// The error's code and message, checking it came within `budget` + [`MARGIN`].
+fn fails_within(client: &Client, e: Evaluation) -> (String, String) {
+    let budget = e.timeout;
+    let start = Instant::now();
+    let outcome = client.evaluate(e);
+    let took = start.elapsed();
+    assert!(
+        took <= budget + MARGIN,
+        "answered after {took:?} for a {budget:?} budget"
+    );
+    match outcome {
+        Err(ClientError::Evaluate(e)) => (e.code().to_owned(), e.to_string()),
+        other => panic!("expected an evaluate error, got {other:?}"),
+    }
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// A stuck script, a promise that never settles, and a stuck script in an OOPIF each end
+/// as `timeout` within the budget, and the next evaluate in the same frame works at once.
+#[test]
+fn a_stuck_evaluate_never_wedges_the_tab() {
+    let Some(w) = world("evaluate-stuck", options("evaluate-stuck")) else {
+        return;
+    };
+    let frames = open_demo(&w);
+    let c = &w.client;
+
+    let (code, message) = fails_within(c, Evaluation::new("while(true){}").within(ms(500)));
+    assert_eq!(code, "timeout");
+    assert!(
+        message.contains("ran past its 500 ms budget and was terminated"),
+        "{message}"
+    );
+    let start = Instant::now();
+    assert_eq!(
+        value(c, Evaluation::new("window.frameLabel").within(ms(2000))),
+        "top"
+    );
+    assert!(
+        start.elapsed() < ms(500),
+        "the next evaluate waited {:?}",
+        start.elapsed()
+    );
+
+    let (code, message) = fails_within(c, Evaluation::new("new Promise(() => {})").within(ms(500)));
+    assert_eq!(code, "timeout");
+    assert!(message.contains("did not settle"), "{message}");
+    assert_eq!(value(c, Evaluation::new("1 + 1").within(ms(2000))), 2);
+
+    let stuck = Evaluation::new("while(true){}")
+        .in_frame(&frames.cross)
+        .within(ms(500));
+    let (code, message) = fails_within(c, stuck);
+    assert_eq!(code, "timeout");
+    assert!(
+        message.contains(&format!("frame {}", frames.cross)),
+        "{message}"
+    );
+    let next = Evaluation::new("window.frameLabel").in_frame(&frames.cross);
+    assert_eq!(value(c, next.within(ms(2000))), "cross");
+
+    // A promise that settles in time gives its value; values come as JSON.
+    let settles = Evaluation::new("new Promise(r => setTimeout(() => r({a: 1, b: [2]}), 50))");
+    assert_eq!(
+        value(c, settles.within(ms(2000))),
+        json!({"a": 1, "b": [2]})
+    );
+    let undefined = c.evaluate(Evaluation::new("undefined")).unwrap();
+    assert!(undefined.undefined && undefined.value.is_null());
+    let (code, message) = fails_within(
+        c,
+        Evaluation::new("throw new Error('boom')").within(ms(2000)),
+    );
+    assert_eq!(code, "exception");
+    assert!(message.contains("Error: boom"), "{message}");
+    w.client.stop().unwrap();
+}
+
+/// Each frame answers with its own values: a srcdoc frame, a same-site iframe, an OOPIF
+/// nested in an OOPIF; an unknown frame is `no_such_frame`.
+#[test]
+fn evaluate_runs_in_the_frame_it_names() {
+    let Some(w) = world("evaluate-frames", options("evaluate-frames")) else {
+        return;
+    };
+    let frames = open_demo(&w);
+    let c = &w.client;
+    let label = |frame: &str| value(c, Evaluation::new("window.frameLabel").in_frame(frame));
+    assert_eq!(label(&frames.top), "top");
+    assert_eq!(label(&frames.srcdoc), "srcdoc");
+    assert_eq!(label(&frames.cross), "cross");
+    assert_eq!(label(&frames.nested), "nested");
+    let href = Evaluation::new("location.href").in_frame(&frames.srcdoc);
+    assert_eq!(value(c, href), "about:srcdoc");
+
+    // A same-site iframe added to the top page.
+    let add = "var f = document.createElement('iframe'); f.src = '/title?t=same-site'; document.body.appendChild(f); 'added'";
+    assert_eq!(value(c, Evaluation::new(add)), "added");
+    let snap = c
+        .wait_for(WAIT, "the same-site iframe", |s| {
+            find(s, "/title?t=same-site").is_some()
+        })
+        .unwrap();
+    let same = find(&snap, "/title?t=same-site").unwrap().clone();
+    assert!(!same.is_oopif);
+    let end = Instant::now() + WAIT;
+    loop {
+        let title = c.evaluate(Evaluation::new("document.title").in_frame(&same.frame_id));
+        match title {
+            Ok(v) if v.value == "same-site" => break,
+            // Its document may still be loading: no context yet, or the initial one.
+            Ok(_) | Err(ClientError::Evaluate(_)) if Instant::now() < end => {
+                std::thread::sleep(ms(20))
+            }
+            other => panic!("same-site iframe: {other:?}"),
+        }
+    }
+
+    let Err(ClientError::Evaluate(e)) = c.evaluate(Evaluation::new("1").in_frame("NOPE")) else {
+        panic!("an unknown frame must fail");
+    };
+    assert_eq!(e.code(), "no_such_frame");
+    assert!(e.to_string().contains("NOPE"));
+    w.client.stop().unwrap();
+}
+
+/// A function on an element found by `backend_node_id` inside an OOPIF returns its text;
+/// a node id that names nothing is `stale_ref`.
+#[test]
+fn evaluate_on_an_element_inside_an_oopif() {
+    let Some(w) = world("evaluate-element", options("evaluate-element")) else {
+        return;
+    };
+    let frames = open_demo(&w);
+    let c = &w.client;
+    let h1 = c
+        .command(
+            Some(&frames.cross),
+            "Runtime.evaluate",
+            json!({"expression": "document.querySelector('h1')"}),
+            WAIT,
+        )
+        .unwrap();
+    let object = h1["result"]["objectId"].as_str().unwrap().to_owned();
+    let node = c
+        .command(
+            Some(&frames.cross),
+            "DOM.describeNode",
+            json!({"objectId": object}),
+            WAIT,
+        )
+        .unwrap();
+    let backend = node["node"]["backendNodeId"].as_i64().unwrap();
+    let text = Evaluation::new("el => el.textContent")
+        .in_frame(&frames.cross)
+        .on_element(Element::BackendNodeId(backend));
+    assert_eq!(value(c, text), "cross frame");
+    let gone = Evaluation::new("el => el.textContent")
+        .in_frame(&frames.cross)
+        .on_element(Element::BackendNodeId(987_654));
+    let (code, message) = fails_within(c, gone.within(ms(2000)));
+    assert_eq!(code, "stale_ref", "{message}");
+    w.client.stop().unwrap();
+}
+
+/// An evaluate that raises `alert` answers `blocked` with the dialog at once; once the
+/// dialog is answered the frame evaluates again.
+#[test]
+fn an_alert_answers_blocked_at_once() {
+    let Some(w) = world("evaluate-alert", options("evaluate-alert")) else {
+        return;
+    };
+    let _frames = open_demo(&w);
+    let c = &w.client;
+    let start = Instant::now();
+    let outcome = c.evaluate(Evaluation::new("alert('hi from evaluate'); 5"));
+    assert!(start.elapsed() < ms(2000), "took {:?}", start.elapsed());
+    let Err(ClientError::Evaluate(e)) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(e.code(), "blocked");
+    let dialog = e.dialog().unwrap().clone();
+    assert_eq!(dialog.message, "hi from evaluate");
+    c.respond_dialog(
+        cdp_supervisor_blocking::DialogAction::Accept,
+        None,
+        Some(&dialog.id),
+    )
+    .unwrap();
+    assert_eq!(value(c, Evaluation::new("'after'")), "after");
+    w.client.stop().unwrap();
+}
