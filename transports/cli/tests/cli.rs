@@ -368,12 +368,8 @@ fn watch_through_stdin() {
     );
 
     cli.send(json!({"id": 5, "cmd": "evaluate", "expression": "1"}));
-    let e = cli.expect("evaluate error", is_result(5));
-    assert_eq!(e["type"], "error");
-    assert!(e["message"]
-        .as_str()
-        .unwrap()
-        .contains("not implemented yet"));
+    let e = cli.expect("evaluate result", is_result(5));
+    assert_eq!(e, json!({"type": "result", "id": 5, "value": 1}));
 
     cli.send(json!({"id": 6, "cmd": "policy", "policy": "must_respond"}));
     assert_eq!(cli.expect("policy", is_result(6))["policy"], "must_respond");
@@ -630,4 +626,162 @@ fn browser_gone_exits_1_after_the_reconnect_attempts() {
         "{:?}",
         started.elapsed()
     );
+}
+
+/// The `evaluate` command: a stuck script and a never-settling promise answer `timeout`
+/// within the budget and the frame evaluates again at once; a stuck script in an OOPIF
+/// too; the srcdoc frame and the nested OOPIF answer with their own values; a function on
+/// an element of the OOPIF found by `backend_node_id`; `alert` answers `blocked` with the
+/// dialog at once; an unknown frame is `no_such_frame`, an unknown ref `stale_ref`.
+#[test]
+fn watch_evaluate() {
+    let Some(browser) = browser_or_skip("cli-evaluate") else {
+        return;
+    };
+    let site = DemoSite::start().unwrap();
+    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
+    cli.expect("navigate result", is_result(1));
+    let frame_of = |cli: &mut Sidecar, path: &str| {
+        cli.expect(path, |v| {
+            v["type"] == "diff"
+                && v["frame"]["url"]
+                    .as_str()
+                    .is_some_and(|u| u.ends_with(path))
+        })["frame"]["frame_id"]
+            .clone()
+    };
+    let cross = frame_of(&mut cli, "/cross");
+    let nested = frame_of(&mut cli, "/nested");
+    let mut id = 10;
+    let mut ask = |cli: &mut Sidecar, mut line: Value| {
+        id += 1;
+        line["id"] = json!(id);
+        line["cmd"] = json!("evaluate");
+        let start = Instant::now();
+        cli.send(line);
+        let answer = cli.expect("evaluate answer", is_result(id));
+        (answer, start.elapsed())
+    };
+    // The documents load after the frames appear: wait for each frame's script.
+    for frame in [&cross, &nested] {
+        let end = Instant::now() + WAIT;
+        loop {
+            let (r, _) = ask(
+                &mut cli,
+                json!({"expression": "document.readyState", "frame_id": frame}),
+            );
+            if r["value"] == "complete" {
+                break;
+            }
+            assert!(Instant::now() < end, "{frame} never loaded: {r}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    let budget = Duration::from_millis(500);
+    let margin = Duration::from_millis(400);
+
+    let (r, took) = ask(
+        &mut cli,
+        json!({"expression": "while(true){}", "timeout_ms": 500}),
+    );
+    assert_eq!(
+        (&r["type"], &r["code"]),
+        (&json!("error"), &json!("timeout")),
+        "{r}"
+    );
+    assert!(took <= budget + margin, "{took:?}");
+    let (r, took) = ask(&mut cli, json!({"expression": "window.frameLabel"}));
+    assert_eq!(r["value"], "top", "{r}");
+    assert!(took < budget, "{took:?}");
+
+    let (r, took) = ask(
+        &mut cli,
+        json!({"expression": "new Promise(() => {})", "timeout_ms": 500}),
+    );
+    assert_eq!(r["code"], "timeout", "{r}");
+    assert!(took <= budget + margin, "{took:?}");
+    assert_eq!(ask(&mut cli, json!({"expression": "2 * 3"})).0["value"], 6);
+
+    let (r, took) = ask(
+        &mut cli,
+        json!({"expression": "while(true){}", "frame_id": cross, "timeout_ms": 500}),
+    );
+    assert_eq!(r["code"], "timeout", "{r}");
+    assert!(took <= budget + margin, "{took:?}");
+    let (r, _) = ask(
+        &mut cli,
+        json!({"expression": "window.frameLabel", "frame_id": cross}),
+    );
+    assert_eq!(r["value"], "cross", "{r}");
+
+    cli.send(json!({"id": 2, "cmd": "snapshot"}));
+    let snap = cli.expect("snapshot", is_result(2));
+    let srcdoc = snap["snapshot"]["frame_tree"]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["url"] == "about:srcdoc")
+        .unwrap()["frame_id"]
+        .clone();
+    let (r, _) = ask(
+        &mut cli,
+        json!({"expression": "window.frameLabel", "frame_id": srcdoc}),
+    );
+    assert_eq!(r["value"], "srcdoc", "{r}");
+    let (r, _) = ask(
+        &mut cli,
+        json!({"expression": "window.frameLabel", "frame_id": nested}),
+    );
+    assert_eq!(r["value"], "nested", "{r}");
+    let (r, _) = ask(&mut cli, json!({"expression": "undefined"}));
+    assert_eq!(
+        r,
+        json!({"type": "result", "id": r["id"], "value": null, "undefined": true})
+    );
+
+    // An element of the OOPIF by backend node id.
+    cli.send(
+        json!({"id": 3, "cmd": "cdp", "method": "Runtime.evaluate", "frame_id": cross,
+        "params": {"expression": "document.querySelector('h1')"}}),
+    );
+    let object = cli.expect("h1", is_result(3))["result"]["result"]["objectId"].clone();
+    cli.send(
+        json!({"id": 4, "cmd": "cdp", "method": "DOM.describeNode", "frame_id": cross,
+        "params": {"objectId": object}}),
+    );
+    let backend = cli.expect("node", is_result(4))["result"]["node"]["backendNodeId"].clone();
+    let (r, _) = ask(
+        &mut cli,
+        json!({"expression": "el => el.textContent", "frame_id": cross, "backend_node_id": backend}),
+    );
+    assert_eq!(r["value"], "cross frame", "{r}");
+
+    let (r, _) = ask(&mut cli, json!({"expression": "1", "frame_id": "NOPE"}));
+    assert_eq!(r["code"], "no_such_frame", "{r}");
+    let (r, _) = ask(&mut cli, json!({"expression": "el => el", "ref": "e3"}));
+    assert_eq!(r["code"], "stale_ref", "{r}");
+    assert!(r["message"]
+        .as_str()
+        .unwrap()
+        .contains("take a new snapshot"));
+
+    let (r, took) = ask(&mut cli, json!({"expression": "alert('from evaluate'); 5"}));
+    assert_eq!(r["code"], "blocked", "{r}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert_eq!(r["dialog"]["message"], "from evaluate");
+    assert_eq!(r["dialog_id"], r["dialog"]["id"]);
+    cli.send(json!({"id": 5, "cmd": "dialog", "action": "accept", "dialog_id": r["dialog_id"]}));
+    cli.expect("dialog answered", is_result(5));
+    assert_eq!(
+        ask(&mut cli, json!({"expression": "'after'"})).0["value"],
+        "after"
+    );
+
+    cli.send(json!({"id": 6, "cmd": "stop"}));
+    cli.expect("stopped", is_result(6));
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
 }
