@@ -77,6 +77,8 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(dialog, by_id, accept, text)| Op::RespondDialog { dialog, by_id, accept, text }),
         3 => (p(), b(), p(), p())
             .prop_map(|(frame, top, method, timeout)| Op::Command { frame, top, method, timeout }),
+        2 => (p(), b(), p(), p())
+            .prop_map(|(frame, top, element, timeout)| Op::Evaluate { frame, top, element, timeout }),
         1 => p().prop_map(|policy| Op::SetPolicy { policy }),
         1 => b().prop_map(|accept| Op::Settle { accept }),
         1 => Just(Op::Recover),

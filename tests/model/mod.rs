@@ -133,6 +133,15 @@ pub enum Op {
         method: u8,
         timeout: u8,
     },
+    /// The embedder evaluates a script (or an element function by backend node id or by
+    /// ref) in a frame (or the top) under a budget; it must end in exactly one
+    /// `Evaluated`, within the budget.
+    Evaluate {
+        frame: Pick,
+        top: bool,
+        element: u8,
+        timeout: u8,
+    },
     /// The embedder changes the dialog policy (SPEC §6.1).
     SetPolicy { policy: u8 },
     /// The embedder settles every pending dialog (SPEC §6.8).
@@ -1258,6 +1267,12 @@ impl Driver {
                 method,
                 timeout,
             } => self.command(frame, top, method, timeout),
+            Op::Evaluate {
+                frame,
+                top,
+                element,
+                timeout,
+            } => self.evaluate(frame, top, element, timeout),
             Op::SetPolicy { policy } => {
                 let policy = [
                     DialogPolicy::MustRespond,
@@ -1504,6 +1519,30 @@ impl Driver {
         if let Err(CommandError::TooManyInFlight { limit }) = &result {
             assert_eq!(*limit, self.sup.config().max_commands_in_flight);
         }
+        if let Ok(id) = result {
+            self.commands.insert(id.0, (0, true));
+        }
+        self.drain();
+    }
+
+    fn evaluate(&mut self, frame: Pick, top: bool, element: u8, timeout: u8) {
+        use cdp_supervisor::evaluate::{Element, Evaluation};
+        let frame_id = if top {
+            None
+        } else {
+            Some(self.tab.pick_frame(frame))
+        };
+        let mut e =
+            Evaluation::new(["1+1", "while(true){}", "new Promise(()=>{})"][timeout as usize % 3]);
+        e.frame_id = frame_id;
+        e.element = match element % 4 {
+            0 | 1 => None,
+            2 => Some(Element::BackendNodeId(i64::from(element))),
+            _ => Some(Element::Ref(format!("e{element}"))),
+        };
+        e.timeout = Duration::from_millis([0, 500, 30_000][timeout as usize % 3]);
+        let result = self.sup.evaluate(self.now, &e);
+        self.log(|| format!("evaluate {e:?} -> {result:?}"));
         if let Ok(id) = result {
             self.commands.insert(id.0, (0, true));
         }
@@ -1864,12 +1903,12 @@ impl Driver {
                     );
                 }
             }
-            Event::CommandFinished { id, .. } => {
+            Event::CommandFinished { id, .. } | Event::Evaluated { id, .. } => {
                 if self.checks.outcomes {
                     let state = self.commands.get_mut(&id.0);
                     assert!(
                         state.as_ref().is_some_and(|(n, _)| *n == 0),
-                        "CommandFinished for {id}, which is unknown or already ended"
+                        "CommandFinished or Evaluated for {id}, which is unknown or already ended"
                     );
                 }
                 if let Some((n, _)) = self.commands.get_mut(&id.0) {
