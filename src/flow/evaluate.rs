@@ -163,6 +163,8 @@ pub(crate) struct EvaluateFlow {
     /// The in-page bounds end this much before the deadline (seconds).
     headroom_s: f64,
     group: String,
+    /// Whether the page holds objects of the group (a primitive result makes none).
+    group_used: bool,
     /// The dialog pending when it started (one the policy answers may be), so only a new
     /// one blocks it.
     dialog_at_start: Option<String>,
@@ -234,6 +236,7 @@ impl EvaluateFlow {
             deadline: now + budget_s - headroom_s,
             headroom_s,
             group: format!("cdp-supervisor-eval-{}", id.0),
+            group_used: false,
             dialog_at_start,
         }
     }
@@ -278,6 +281,7 @@ impl EvaluateFlow {
         let now = ctx.out.now();
         match self.plan.node {
             Some(node) => {
+                self.group_used = true;
                 let params = json!({ "backendNodeId": node, "objectGroup": self.group });
                 self.send(ctx, "DOM.resolveNode", params, step::RESOLVE);
             }
@@ -350,6 +354,7 @@ impl EvaluateFlow {
             Read::Value(v) => self.finish(ctx, Ok(v)),
             Read::Failed(e) => self.finish(ctx, Err(e)),
             Read::Object(object) => {
+                self.group_used = true;
                 let params = json!({
                     "functionDeclaration": RACE,
                     "objectId": object,
@@ -415,7 +420,9 @@ impl EvaluateFlow {
                 CommandError::Disconnected { .. } | CommandError::SessionGone { .. }
             ))
         );
-        if !gone {
+        // A timeout or a dialog may leave objects made after the end: release then too.
+        let late = matches!(&outcome, Err(EvalError::Timeout { .. }));
+        if !gone && (self.group_used || late) {
             let params = json!({ "objectGroup": self.group });
             self.send_quiet(ctx, "Runtime.releaseObjectGroup", params);
         }
