@@ -41,7 +41,10 @@
 //! - `Outbox` (`outbox.rs`): the clock, command ids, commands in flight, output queues.
 //! - `Dialogs` (`dialogs.rs`): every dialog rule, one record per answer in flight.
 //! - `Tab` (`tab.rs`): the page, sessions, frames, routing, the console ring.
-//! - Flows (`flow/`): multi-step jobs as small state machines; the attach flow first.
+//! - Flows (`flow/`): multi-step jobs as small state machines: attaching, evaluating.
+//! - [`evaluate`]: evaluate under one budget ([`Supervisor::evaluate`], answered by
+//!   [`Event::Evaluated`]): any frame, element targets, a stuck script terminated at the
+//!   deadline; the rules in [`manual::rules`], "Evaluate under one budget".
 //! - [`Config`], [`Event`], [`Output`], [`Warning`]: the public inputs and outputs.
 //! - [`dialog`], [`frame`], [`session`], [`command`]: the tables' types.
 //! - [`snapshot`]: the snapshot and diff types, the `frame_tree` view, [`Mirror`].
