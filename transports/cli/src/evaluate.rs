@@ -53,7 +53,7 @@ pub fn parse_evaluate(request: &Value) -> Result<Evaluation, String> {
 /// ```
 /// use cdp_supervisor::EvalValue;
 /// let line = cdp_supervise::evaluate::value_line(&1.into(), &EvalValue::undefined());
-/// assert_eq!(line, r#"{"type":"result","id":1,"value":null,"undefined":true}"#);
+/// assert_eq!(line, r#"{"type":"result","id":1,"undefined":true,"value":null}"#);
 /// ```
 pub fn value_line(id: &Value, value: &EvalValue) -> String {
     let mut obj = Map::new();
