@@ -30,6 +30,22 @@ fn budget(ms: u64) -> Duration {
     Duration::from_millis(ms)
 }
 
+/// Starts an evaluate of `expression` in the top frame within `ms`: its id, and the id of
+/// the `Runtime.evaluate` it sent.
+fn start(h: &mut Harness, expression: &str, ms: u64) -> (CommandId, u64) {
+    let e = Evaluation::new(expression).within(budget(ms));
+    let id = h.sup.evaluate(h.now, &e).expect("starts");
+    h.drain();
+    (id, h.last_sent("Runtime.evaluate").id)
+}
+
+/// An `alert` opens in the top frame.
+fn alert(h: &mut Harness) {
+    h.event(PS, "Page.javascriptDialogOpening", &format!(
+        r#"{{"url":"http://a.test/","message":"1","type":"alert","hasBrowserHandler":false,"defaultPrompt":"","frameId":"{PAGE}"}}"#
+    ));
+}
+
 #[test]
 fn a_stuck_script_is_terminated_at_the_deadline_and_later_replies_are_dropped() {
     let mut h = Harness::attached(Config::default());
@@ -92,15 +108,7 @@ fn a_stuck_script_is_terminated_at_the_deadline_and_later_replies_are_dropped() 
 #[test]
 fn the_in_page_timeout_reply_is_a_timeout_error() {
     let mut h = Harness::attached(Config::default());
-    let id = h
-        .sup
-        .evaluate(
-            h.now,
-            &Evaluation::new("while(true){}").within(budget(2000)),
-        )
-        .unwrap();
-    h.drain();
-    let eval = h.last_sent("Runtime.evaluate").id;
+    let (id, eval) = start(&mut h, "while(true){}", 2000);
     h.advance(1.6);
     h.reply_error(eval, -32000, "Execution was terminated");
     let out = outcomes(&h, id);
@@ -117,15 +125,7 @@ fn the_in_page_timeout_reply_is_a_timeout_error() {
 #[test]
 fn a_promise_is_raced_in_page_and_its_marker_rejection_is_a_timeout() {
     let mut h = Harness::attached(Config::default());
-    let id = h
-        .sup
-        .evaluate(
-            h.now,
-            &Evaluation::new("new Promise(()=>{})").within(budget(1000)),
-        )
-        .unwrap();
-    h.drain();
-    let eval = h.last_sent("Runtime.evaluate").id;
+    let (id, eval) = start(&mut h, "new Promise(()=>{})", 1000);
     h.now += 0.01;
     h.reply(
         eval,
@@ -152,16 +152,14 @@ fn a_promise_is_raced_in_page_and_its_marker_rejection_is_a_timeout() {
 #[test]
 fn values_undefined_objects_and_exceptions() {
     let mut h = Harness::attached(Config::default());
-    let undef = h.sup.evaluate(h.now, &Evaluation::new("void 0")).unwrap();
-    h.drain();
+    let (undef, _) = start(&mut h, "void 0", 30_000);
     h.reply(
         h.last_sent("Runtime.evaluate").id,
         r#"{"result":{"type":"undefined"}}"#,
     );
     assert!(matches!(outcomes(&h, undef)[0], Ok(v) if v.undefined && v.value.is_null()));
 
-    let obj = h.sup.evaluate(h.now, &Evaluation::new("({a:1})")).unwrap();
-    h.drain();
+    let (obj, _) = start(&mut h, "({a:1})", 30_000);
     h.reply(
         h.last_sent("Runtime.evaluate").id,
         r#"{"result":{"type":"object","objectId":"O2"}}"#,
@@ -172,8 +170,7 @@ fn values_undefined_objects_and_exceptions() {
     );
     assert!(matches!(outcomes(&h, obj)[0], Ok(v) if v.value == json!({"a":1,"b":[2]})));
 
-    let nan = h.sup.evaluate(h.now, &Evaluation::new("NaN")).unwrap();
-    h.drain();
+    let (nan, _) = start(&mut h, "NaN", 30_000);
     h.reply(
         h.last_sent("Runtime.evaluate").id,
         r#"{"result":{"type":"number","unserializableValue":"NaN"}}"#,
@@ -195,15 +192,8 @@ fn values_undefined_objects_and_exceptions() {
 #[test]
 fn a_dialog_opening_ends_it_as_blocked_and_the_reply_is_consumed_later() {
     let mut h = Harness::attached(Config::default());
-    let id = h
-        .sup
-        .evaluate(h.now, &Evaluation::new("alert(1); 5"))
-        .unwrap();
-    h.drain();
-    let eval = h.last_sent("Runtime.evaluate").id;
-    h.event(PS, "Page.javascriptDialogOpening", &format!(
-        r#"{{"url":"http://a.test/","message":"1","type":"alert","hasBrowserHandler":false,"defaultPrompt":"","frameId":"{PAGE}"}}"#
-    ));
+    let (id, eval) = start(&mut h, "alert(1); 5", 30_000);
+    alert(&mut h);
     let out = outcomes(&h, id);
     assert_eq!(out.len(), 1);
     let Err(e) = out[0] else { panic!() };
@@ -222,15 +212,8 @@ fn an_auto_answered_dialog_does_not_block() {
     let mut config = Config::default();
     config.policy = cdp_supervisor::DialogPolicy::AutoAccept;
     let mut h = Harness::attached(config);
-    let id = h
-        .sup
-        .evaluate(h.now, &Evaluation::new("alert(1); 5"))
-        .unwrap();
-    h.drain();
-    let eval = h.last_sent("Runtime.evaluate").id;
-    h.event(PS, "Page.javascriptDialogOpening", &format!(
-        r#"{{"url":"http://a.test/","message":"1","type":"alert","hasBrowserHandler":false,"defaultPrompt":"","frameId":"{PAGE}"}}"#
-    ));
+    let (id, eval) = start(&mut h, "alert(1); 5", 30_000);
+    alert(&mut h);
     assert!(outcomes(&h, id).is_empty());
     h.reply(eval, r#"{"result":{"type":"number","value":5}}"#);
     assert!(matches!(outcomes(&h, id)[0], Ok(v) if v.value == json!(5)));
