@@ -365,3 +365,55 @@ fn a_disconnect_ends_it_once() {
     h.advance(100.0);
     assert_eq!(outcomes(&h, id).len(), 1);
 }
+
+/// Recorded against Chromium 156 (`e2e/evaluate-frames.jsonl`, the blocking end-to-end
+/// test `evaluate_runs_in_the_frame_it_names`): replaying what the browser sent leaves
+/// the supervisor with the same default context per in-process frame that the live run
+/// evaluated in (the srcdoc frame first, then the same-site iframe the test added).
+#[test]
+fn replayed_contexts_give_each_in_process_frame_its_own() {
+    use cdp_supervisor::replay::{Direction, Replayer, Trace};
+    use cdp_supervisor::Supervisor;
+    let text = harness::trace_text("e2e/evaluate-frames");
+    let mut trace = Trace::parse(&text).expect("trace parses");
+    let mut recorded: Vec<String> = Vec::new();
+    for entry in trace.entries.iter().filter(|e| e.dir == Direction::Out) {
+        let msg: Value = serde_json::from_str(entry.msg.map_or("{}", |m| m.get())).unwrap();
+        if let Some(u) = msg["params"]["uniqueContextId"].as_str() {
+            if !recorded.iter().any(|r| r == u) {
+                recorded.push(u.to_owned());
+            }
+        }
+    }
+    assert_eq!(recorded.len(), 2, "srcdoc and same-site: {recorded:?}");
+    if let Some(last) = trace
+        .entries
+        .iter()
+        .rposition(|e| e.dir == Direction::Disconnect)
+    {
+        trace.entries.truncate(last);
+    }
+    let mut sup = Supervisor::new(Config::default());
+    let mut replayer = Replayer::new(&trace);
+    replayer.run(&mut sup);
+    while sup.poll_transmit().is_some() {}
+    let snap = sup.snapshot();
+    let frame = |needle: &str| {
+        snap.frame_tree
+            .children
+            .iter()
+            .find(|f| f.url.contains(needle))
+            .unwrap_or_else(|| panic!("no frame {needle}: {:?}", snap.frame_tree.children))
+            .frame_id
+            .clone()
+    };
+    for (needle, expected) in [("about:srcdoc", &recorded[0]), ("same-site", &recorded[1])] {
+        let e = Evaluation::new("1").in_frame(&frame(needle));
+        sup.evaluate(1e9, &e).expect("starts");
+        let sent = std::iter::from_fn(|| sup.poll_transmit())
+            .find(|c| c.method == "Runtime.evaluate")
+            .expect("Runtime.evaluate sent");
+        let v: Value = serde_json::from_str(&sent.json).unwrap();
+        assert_eq!(&v["params"]["uniqueContextId"], expected, "{needle}");
+    }
+}
