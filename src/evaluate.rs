@@ -181,6 +181,15 @@ pub enum EvalError {
         /// Whether a running script was terminated (else a promise was abandoned).
         terminated: bool,
     },
+    /// The supervisor stopped (or the embedder cancelled) while it ran: whatever ran was
+    /// terminated, so the tab is not left busy for the next client.
+    #[error("the script in {target} was cancelled and terminated: {why}")]
+    Cancelled {
+        /// Where it ran.
+        target: String,
+        /// Why (`the supervisor is stopping`).
+        why: String,
+    },
     /// The script threw (or its promise rejected).
     #[error("the script in {target} threw: {description}")]
     Exception {
@@ -215,7 +224,7 @@ pub enum EvalError {
 }
 
 impl EvalError {
-    /// The stable word for the error: `timeout`, `exception`, `blocked`, `no_context`,
+    /// The stable word for the error: `timeout`, `cancelled`, `exception`, `blocked`, `no_context`,
     /// `bad_request`, `stale_ref`, `no_such_frame`, `cdp_error`, `session_gone`,
     /// `disconnected`, `not_attached`, `busy`.
     ///
@@ -227,6 +236,7 @@ impl EvalError {
     pub fn code(&self) -> &'static str {
         match self {
             EvalError::Timeout { .. } => "timeout",
+            EvalError::Cancelled { .. } => "cancelled",
             EvalError::Exception { .. } => "exception",
             EvalError::Blocked { .. } => "blocked",
             EvalError::NoContext { .. } => "no_context",

@@ -295,6 +295,16 @@ impl Supervisor {
         Ok(id)
     }
 
+    /// Ends every evaluate still running: terminates its script, answers `cancelled`.
+    fn cancel_evaluations(&mut self, why: &str) {
+        for id in self.flows.ids() {
+            self.cascade().with_flow(id, |flow, ctx| match flow {
+                AnyFlow::Evaluate(e) => e.cancel(ctx, why),
+                _ => FlowStatus::Running,
+            });
+        }
+    }
+
     /// Releases a blocked page: `Page.navigate` to its current URL on the page session
     /// (see [`crate::manual::rules`], connection loss and recovery). The outcome arrives
     /// as [`Event::CommandFinished`].
@@ -368,6 +378,8 @@ impl Supervisor {
         if let Some(action) = settle {
             self.settle_dialogs(now, action);
         }
+        // A script left running after the detach would keep the tab busy for the next client.
+        self.cancel_evaluations("the supervisor is stopping");
         if self.stop_deadline.is_none() {
             self.stop_deadline = Some(self.out.now() + grace.as_secs_f64());
         }

@@ -417,3 +417,23 @@ fn replayed_contexts_give_each_in_process_frame_its_own() {
         assert_eq!(&v["params"]["uniqueContextId"], expected, "{needle}");
     }
 }
+
+#[test]
+fn a_planned_stop_terminates_a_running_evaluate() {
+    let mut h = Harness::attached(Config::default());
+    let (id, _) = start(&mut h, "while(true){}", 30_000);
+    h.sup.begin_stop(h.now, None, Duration::from_secs(2));
+    h.drain();
+    let out = outcomes(&h, id);
+    assert_eq!(out.len(), 1);
+    let Err(e) = out[0] else { panic!() };
+    assert_eq!(e.code(), "cancelled");
+    assert!(e.to_string().contains("stopping"), "{e}");
+    assert_eq!(
+        h.last_sent("Runtime.terminateExecution")
+            .session_id
+            .as_deref(),
+        Some(PS)
+    );
+    assert!(h.sup.ready_to_close());
+}

@@ -315,6 +315,16 @@ impl EvaluateFlow {
         self.finish(ctx, Err(self.timeout(true)))
     }
 
+    /// Cancelled (a planned stop): terminate whatever runs, answer `cancelled`.
+    pub fn cancel(&mut self, ctx: &mut FlowCtx<'_>, why: &str) -> FlowStatus {
+        self.send_quiet(ctx, "Runtime.terminateExecution", json!({}));
+        let error = EvalError::Cancelled {
+            target: self.plan.target.clone(),
+            why: why.to_owned(),
+        };
+        self.finish(ctx, Err(error))
+    }
+
     pub fn on_reply(
         &mut self,
         ctx: &mut FlowCtx<'_>,
@@ -421,7 +431,10 @@ impl EvaluateFlow {
             ))
         );
         // A timeout or a dialog may leave objects made after the end: release then too.
-        let late = matches!(&outcome, Err(EvalError::Timeout { .. }));
+        let late = matches!(
+            &outcome,
+            Err(EvalError::Timeout { .. } | EvalError::Cancelled { .. })
+        );
         if !gone && (self.group_used || late) {
             let params = json!({ "objectGroup": self.group });
             self.send_quiet(ctx, "Runtime.releaseObjectGroup", params);
