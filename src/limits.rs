@@ -31,9 +31,11 @@ pub const DEFAULT_MAX_FRAMES: usize = 10_000;
 /// beyond it is resumed and detached at once, untracked.
 pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
 /// Default of [`Config::max_commands_in_flight`](crate::Config::max_commands_in_flight):
-/// one more embedder command fails at once.
+/// one more embedder command fails at once. Evaluates running are capped by the same
+/// number (each also ends within its budget).
 pub const DEFAULT_MAX_COMMANDS_IN_FLIGHT: usize = 1_024;
-/// Execution contexts remembered per session (the oldest is forgotten).
+/// Execution contexts remembered per session, and frames whose latest default context a
+/// session remembers (the oldest is forgotten).
 pub const MAX_CONTEXTS_PER_SESSION: usize = 32;
 /// `handle_timeout` calls one replay step makes at most (a guard against a busy loop).
 pub const MAX_TIMEOUTS_PER_REPLAY_STEP: usize = 100_000;
