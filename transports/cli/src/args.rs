@@ -10,12 +10,15 @@ usage:
   cdp-supervise watch [--cdp URL] [--url PAGE | --demo]
                       [--policy must_respond|auto_dismiss|auto_accept]
                       [--dialog-timeout SECS] [--bridge] [--record TRACE.jsonl]
+                      [--format text|json]
   cdp-supervise replay TRACE.jsonl [--policy ...] [--dialog-timeout SECS] [--bridge]
   cdp-supervise mcp [--cdp URL] [--fallback-local] [--policy ...] [--bridge] [--headed]
 
 watch: supervise a tab; diffs and results as JSON lines on stdout, commands as JSON
 lines on stdin (snapshot, dialog, cdp, policy, recover, settle, stop).
 Without --cdp a headless Chromium is launched ($CHROME, else chromium on the PATH).
+--format: text is a line per change for a person (the default when stdout is a
+terminal), json the JSON lines of the protocol (the default otherwise).
 replay: feed a recorded trace to a fresh supervisor, print its diffs and final snapshot.
 mcp: a Model Context Protocol server on stdio (browser_navigate, browser_snapshot, ...);
 the browser is launched on first use (or --cdp connects) and closed at exit.
@@ -60,6 +63,9 @@ pub struct Args {
     pub record: Option<PathBuf>,
     pub fallback_local: bool,
     pub headed: bool,
+    /// `watch`'s output: `Some(true)` text for a person, `Some(false)` JSON lines, `None`
+    /// text when stdout is a terminal.
+    pub text_format: Option<bool>,
 }
 
 pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
@@ -104,6 +110,13 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
             "--headed" if mcp => args.headed = true,
             "--url" if watch => args.url = Some(value("--url")?),
             "--demo" if watch => args.demo = true,
+            "--format" if watch => {
+                args.text_format = match value("--format")?.as_str() {
+                    "text" => Some(true),
+                    "json" => Some(false),
+                    other => return Err(usage(format!("--format {other:?}: text or json"))),
+                }
+            }
             "--record" if watch => args.record = Some(PathBuf::from(value("--record")?)),
             "-h" | "--help" => {
                 return Err(Failure {

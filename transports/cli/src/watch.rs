@@ -5,6 +5,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use cdp_supervise::demo::{DemoSite, DEMO_INTERVAL_S};
+use cdp_supervise::live_view::LiveView;
 use cdp_supervise::protocol::{
     diff_line, error_line, parse_line, result_line, typed, Command, DEFAULT_CDP_TIMEOUT,
 };
@@ -56,10 +57,21 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     let (input_tx, input_rx) = mpsc::channel::<Input>();
 
     let fatal_tx = input_tx.clone();
+    let text_format = args
+        .text_format
+        .unwrap_or_else(|| std::io::IsTerminal::is_terminal(&std::io::stdout()));
     let printer = std::thread::spawn(move || {
+        let mut view = text_format.then(LiveView::default);
         for event in events_rx {
             match event {
-                ClientEvent::Event(Event::Diff(diff)) => emit(&diff_line(&diff)),
+                ClientEvent::Event(Event::Diff(diff)) => match view.as_mut() {
+                    Some(view) => {
+                        if let Some(line) = view.line(&diff) {
+                            emit(&line)
+                        }
+                    }
+                    None => emit(&diff_line(&diff)),
+                },
                 ClientEvent::Event(Event::Warning(warning)) => {
                     eprintln!("cdp-supervise: warning: {warning}")
                 }

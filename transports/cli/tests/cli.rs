@@ -631,3 +631,78 @@ fn browser_gone_exits_1_after_the_reconnect_attempts() {
         started.elapsed()
     );
 }
+
+/// `watch --format text` (the default on a terminal): a line per change for a person: the
+/// nested OOPIF with its depth and OOPIF mark, a dialog with the command that answers it;
+/// no JSON diffs; `stop` still answers as JSON and exits 0.
+#[test]
+fn watch_text_format_reads_as_a_live_view() {
+    if !chromium_for_test("cli-watch-text") {
+        return;
+    }
+    let mut child = Command::new(BIN)
+        .args(["watch", "--demo", "--format", "text"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let mut wait_for = |what: &str, pred: &dyn Fn(&str) -> bool| -> String {
+        let end = Instant::now() + WAIT;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let line = rx
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no line for {what}; seen: {seen:#?}"));
+            seen.push(line.clone());
+            if pred(&line) {
+                return line;
+            }
+        }
+    };
+    wait_for("the page live", &|l| l.starts_with("# page live"));
+    wait_for("the nested OOPIF at depth 2", &|l| {
+        l.starts_with("~ frame ") && l.contains("depth 2  OOPIF") && l.ends_with("/nested")
+    });
+    let dialog = wait_for("a dialog", &|l| l.starts_with("! dialog d-"));
+    let id = dialog.split_whitespace().nth(2).unwrap().to_owned();
+    let answer = wait_for("how to answer it", &|l| {
+        l.trim_start().starts_with("answer:")
+    });
+    assert!(
+        answer.contains(&format!(r#""dialog_id":"{id}""#)),
+        "{answer}"
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"id":9,"cmd":"stop"}}"#).unwrap();
+    stdin.flush().unwrap();
+    let stopped = wait_for("stop's answer", &|l| l.starts_with('{'));
+    assert_eq!(
+        serde_json::from_str::<Value>(&stopped).unwrap()["stopped"],
+        true
+    );
+    drop(stdin);
+    let end = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < end, "the sidecar did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert!(
+        !seen.iter().any(|l| l.contains(r#""type":"diff""#)),
+        "no JSON diff in the text view: {seen:#?}"
+    );
+}
