@@ -263,6 +263,26 @@ impl JsonVersion {
     }
 }
 
+/// The words for a failed TLS handshake of a `wss://` endpoint when `cause` (the error
+/// under the WebSocket library's, as the transport found it) is rustls refusing the
+/// server's certificate: what is wrong and what to do. `None` for any other error.
+///
+/// ```
+/// use cdp_supervisor_driver::endpoint::untrusted_certificate;
+/// let io = std::io::Error::other("connection reset");
+/// assert_eq!(untrusted_certificate(&io), None);
+/// ```
+pub fn untrusted_certificate(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
+    #[cfg(feature = "tls")]
+    if let Some(rustls::Error::InvalidCertificate(why)) = cause.downcast_ref::<rustls::Error>() {
+        return Some(format!(
+            "the server's TLS certificate is not trusted ({why:?}); add its CA to the system's roots or name a PEM file of CAs in SSL_CERT_FILE"
+        ));
+    }
+    let _ = cause;
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,24 +327,4 @@ mod tests {
             .message
             .contains("no webSocketDebuggerUrl"));
     }
-}
-
-/// The words for a failed TLS handshake of a `wss://` endpoint when `cause` (the error
-/// under the WebSocket library's, as the transport found it) is rustls refusing the
-/// server's certificate: what is wrong and what to do. `None` for any other error.
-///
-/// ```
-/// use cdp_supervisor_driver::endpoint::untrusted_certificate;
-/// let io = std::io::Error::other("connection reset");
-/// assert_eq!(untrusted_certificate(&io), None);
-/// ```
-pub fn untrusted_certificate(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
-    #[cfg(feature = "tls")]
-    if let Some(rustls::Error::InvalidCertificate(why)) = cause.downcast_ref::<rustls::Error>() {
-        return Some(format!(
-            "the server's TLS certificate is not trusted ({why:?}); add its CA to the system's roots or name a PEM file of CAs in SSL_CERT_FILE"
-        ));
-    }
-    let _ = cause;
-    None
 }
