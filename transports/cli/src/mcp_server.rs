@@ -16,6 +16,7 @@ use cdp_supervise::mcp::{
 };
 use cdp_supervisor::{DialogAction, Snapshot};
 use cdp_supervisor_blocking::{Client, Options};
+use cdp_supervisor_driver::endpoint::redact_url;
 use serde_json::{json, Value};
 
 use crate::args::{config, Args, Failure};
@@ -73,7 +74,7 @@ impl<'a> Session<'a> {
                     Err(e) if self.args.fallback_local => {
                         let warning = format!(
                             "the browser at {} could not be reached ({e}); supervising a local headless Chromium instead",
-                            shown_endpoint(url)
+                            redact_url(url)
                         );
                         eprintln!("cdp-supervise: warning: {warning}");
                         self.warning = Some(warning);
@@ -84,7 +85,7 @@ impl<'a> Session<'a> {
                     Err(e) => {
                         return Err(format!(
                             "cannot reach the browser at {}: {e}; check the URL, or start the server with --fallback-local to use a local Chromium",
-                            shown_endpoint(url)
+                            redact_url(url)
                         ))
                     }
                 },
@@ -150,30 +151,6 @@ impl<'a> Session<'a> {
             out.push_str(&closed);
         }
         out
-    }
-}
-
-fn shown_endpoint(url: &str) -> String {
-    cdp_supervisor_driver_redact(url)
-}
-
-/// The endpoint as it may be shown: without userinfo and query (hosted browsers put their
-/// keys there).
-fn cdp_supervisor_driver_redact(url: &str) -> String {
-    let without_query = url.split(['?', '#']).next().unwrap_or("");
-    match without_query.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-            let host = authority.rsplit('@').next().unwrap_or(authority);
-            let hidden = if authority.contains('@') { "***@" } else { "" };
-            let query = if url.len() > without_query.len() {
-                "?***"
-            } else {
-                ""
-            };
-            format!("{scheme}://{hidden}{host}{path}{query}")
-        }
-        None => "(an endpoint that is not a URL)".into(),
     }
 }
 

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 
 use crate::args::{config, runtime, Args, Failure};
 use crate::emit;
+use cdp_supervisor_driver::endpoint::redact_url;
 
 /// How long `watch` waits for the page to be live before navigating it.
 const LIVE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -38,22 +39,46 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     } else {
         None
     };
-    let (browser, endpoint) = match &args.cdp {
-        Some(url) => (None, url.clone()),
-        None => {
-            let b = Browser::launch().map_err(|e| runtime(e.to_string()))?;
-            eprintln!(
-                "cdp-supervise: launched Chromium at {} (profile {})",
-                b.ws_url(),
-                b.profile_dir().display()
-            );
-            let url = b.ws_url().to_owned();
-            (Some(b), url)
-        }
+    let launch = || -> Result<(Browser, String), Failure> {
+        let b = Browser::launch().map_err(|e| runtime(e.to_string()))?;
+        eprintln!(
+            "cdp-supervise: launched Chromium at {} (profile {})",
+            b.ws_url(),
+            b.profile_dir().display()
+        );
+        let url = b.ws_url().to_owned();
+        Ok((b, url))
     };
     let (events_tx, events_rx) = mpsc::channel::<ClientEvent>();
-    let client = Client::connect_with_events(&endpoint, options, events_tx)
-        .map_err(|e| runtime(e.to_string()))?;
+    let connect = |url: &str, events_tx| {
+        Client::connect_with_events(url, options.clone(), events_tx)
+            .map_err(|e| runtime(e.to_string()))
+    };
+    let (browser, client) = match &args.cdp {
+        Some(url) => match Client::connect_with_events(url, options.clone(), events_tx.clone()) {
+            Ok(client) => (None, client),
+            Err(e) if args.fallback_local => {
+                let warning = format!(
+                    "the browser at {} could not be reached ({e}); supervising a local headless Chromium instead",
+                    redact_url(url)
+                );
+                eprintln!("cdp-supervise: warning: {warning}");
+                emit(&json!({"type": "warning", "message": warning}).to_string());
+                let (b, local) = launch()?;
+                (Some(b), connect(&local, events_tx)?)
+            }
+            Err(e) => {
+                return Err(runtime(format!(
+                    "cannot reach the browser at {}: {e}; check the URL, or add --fallback-local to supervise a local Chromium instead",
+                    redact_url(url)
+                )))
+            }
+        },
+        None => {
+            let (b, local) = launch()?;
+            (Some(b), connect(&local, events_tx)?)
+        }
+    };
     let (input_tx, input_rx) = mpsc::channel::<Input>();
 
     let fatal_tx = input_tx.clone();

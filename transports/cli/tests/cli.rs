@@ -706,3 +706,68 @@ fn watch_text_format_reads_as_a_live_view() {
         "no JSON diff in the text view: {seen:#?}"
     );
 }
+
+/// `watch --cdp UNREACHABLE --fallback-local`: a warning on stderr and as a
+/// `{"type":"warning"}` line, then a launched local browser is supervised, and nothing is
+/// left at the end. Without the flag the error is immediate (exit 1) and names the
+/// endpoint with its secrets hidden.
+#[test]
+fn fallback_local_supervises_a_launched_browser_when_the_remote_cannot_be_reached() {
+    if !chromium_for_test("cli-fallback-local") {
+        return;
+    }
+    let remote = "ws://agent:hunter2@127.0.0.1:1/devtools/browser/x?apiKey=SECRET";
+    let started = Instant::now();
+    let out = Command::new(BIN)
+        .args(["watch", "--cdp", remote])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the error is immediate"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot reach the browser at ws://***@127.0.0.1:1/devtools/browser/x?***")
+            && stderr.contains("--fallback-local"),
+        "{stderr}"
+    );
+
+    let mut cli = Sidecar::spawn_with_stderr(
+        &[
+            "watch",
+            "--cdp",
+            remote,
+            "--fallback-local",
+            "--url",
+            "data:text/html,<title>fallback</title>",
+        ],
+        Stdio::piped(),
+    );
+    let launched = take_stderr(&mut cli);
+    let warning = cli.expect("the warning line", |v| v["type"] == "warning");
+    assert!(
+        warning["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("supervising a local headless Chromium")),
+        "{warning}"
+    );
+    let (port, profile) = launched
+        .port
+        .recv_timeout(WAIT)
+        .expect("the sidecar says which Chromium it launched");
+    cli.expect("the local page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.expect("the page opened", |v| {
+        v["type"] == "diff"
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.contains("fallback"))
+    });
+    drop(cli.stdin.take());
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+    assert_browser_gone(port, &profile);
+}

@@ -283,6 +283,31 @@ pub fn untrusted_certificate(cause: &(dyn std::error::Error + 'static)) -> Optio
     None
 }
 
+/// The endpoint as it may be shown in a log line, an error or a trace: userinfo and the
+/// query (where hosted browsers put their keys) replaced by `***`.
+///
+/// ```
+/// use cdp_supervisor_driver::endpoint::redact_url;
+/// assert_eq!(redact_url("wss://u:p@host/x?apiKey=SECRET"), "wss://***@host/x?***");
+/// assert_eq!(redact_url("ws://127.0.0.1:9222/devtools/browser/b"), "ws://127.0.0.1:9222/devtools/browser/b");
+/// ```
+pub fn redact_url(url: &str) -> String {
+    let cut = url.find(['?', '#']).unwrap_or(url.len());
+    let (without_query, query) = url.split_at(cut);
+    let query = if query.is_empty() { "" } else { "?***" };
+    match without_query.split_once("://") {
+        Some((scheme, rest)) => {
+            let end = rest.find('/').unwrap_or(rest.len());
+            let (authority, path) = rest.split_at(end);
+            match authority.rsplit_once('@') {
+                Some((_, host)) => format!("{scheme}://***@{host}{path}{query}"),
+                None => format!("{scheme}://{authority}{path}{query}"),
+            }
+        }
+        None => "(an endpoint that is not a URL)".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
