@@ -15,7 +15,7 @@ use cdp_supervise::mcp::{
     tools, CallError, Incoming, RpcError, ToolCall,
 };
 use cdp_supervisor::{DialogAction, Snapshot};
-use cdp_supervisor_blocking::{Client, Options};
+use cdp_supervisor_blocking::{Browser, Client, Options};
 use cdp_supervisor_driver::endpoint::redact_url;
 use serde_json::{json, Value};
 
@@ -39,6 +39,9 @@ fn send(line: &str) {
 struct Session<'a> {
     args: &'a Args,
     client: Option<Client>,
+    /// A browser launched with a window (`--headed`); the client's own launch is headless.
+    /// Dropped after the client.
+    headed_browser: Option<Browser>,
     /// Closed dialogs already named in a result (a subset of the snapshot's recent ones).
     reported_closed: HashSet<String>,
     /// Said once, in the next result (the local fallback).
@@ -52,6 +55,7 @@ impl<'a> Session<'a> {
         Session {
             args,
             client: None,
+            headed_browser: None,
             reported_closed: HashSet::new(),
             warning: None,
             console_seen_until: f64::NEG_INFINITY,
@@ -89,6 +93,15 @@ impl<'a> Session<'a> {
                         ))
                     }
                 },
+                None if self.args.headed => {
+                    let browser = Browser::launch_headed().map_err(|e| {
+                        format!("cannot launch Chromium with a window: {e}; a display is needed (or leave out --headed)")
+                    })?;
+                    let client = Client::connect(browser.ws_url(), self.options())
+                        .map_err(|e| format!("cannot supervise the launched Chromium: {e}"))?;
+                    self.headed_browser = Some(browser);
+                    client
+                }
                 None => Client::launch(self.options()).map_err(|e| {
                     format!("cannot launch Chromium: {e}; install chromium or set $CHROME")
                 })?,
@@ -100,9 +113,10 @@ impl<'a> Session<'a> {
 
     fn close(&mut self) -> Option<String> {
         let client = self.client.take()?;
-        let launched = client.browser().is_some();
+        let launched = client.browser().is_some() || self.headed_browser.is_some();
         let _ = client.stop();
         drop(client);
+        drop(self.headed_browser.take());
         self.reported_closed.clear();
         Some(if launched {
             "Closed the browser this server launched.".into()
