@@ -1,5 +1,6 @@
 //! What comes out of the supervisor: [`Output`], [`Event`] and [`Warning`].
 
+use crate::ax::{AxError, AxSnapshot};
 use crate::command::CommandId;
 use crate::error::{CommandError, DialogError};
 use crate::snapshot::{ClosedDialog, Diff};
@@ -46,6 +47,15 @@ pub enum Event {
         id: CommandId,
         /// The outcome.
         outcome: Result<ClosedDialog, DialogError>,
+    },
+    /// The one outcome of
+    /// [`Supervisor::ax_snapshot`](crate::Supervisor::ax_snapshot): the outline with its
+    /// refs, or why not.
+    AxSnapshot {
+        /// The snapshot's id, as `ax_snapshot` returned it.
+        id: CommandId,
+        /// The outcome.
+        outcome: Result<AxSnapshot, AxError>,
     },
     /// Something the embedder may want to log (or, for
     /// [`Warning::ForgedBridgeRequest`], act on).

@@ -21,7 +21,9 @@ use crate::dialog::{Answer, DialogAction, DialogPolicy};
 use crate::dialogs::Dialogs;
 use crate::error::{CommandError, DialogError, InputError, SessionGoneReason};
 use crate::event::{Event, Output, Warning};
+use crate::ax::{AxError, AxOptions, ResolvedRef};
 use crate::flow::attach::{AttachFlow, ATTACH};
+use crate::flow::ax_snapshot::{self, AxSnapshotFlow};
 use crate::flow::{AnyFlow, FlowCtx, FlowStatus, Flows};
 use crate::outbox::Outbox;
 use crate::session::TargetKind;
@@ -368,6 +370,41 @@ impl Supervisor {
         }
     }
 
+    /// Starts an accessibility snapshot of the whole tab, OOPIFs included (see
+    /// [`crate::ax`] and [`crate::manual::rules`], accessibility). Its outcome arrives as
+    /// exactly one [`Event::AxSnapshot`] under the returned id, within `options.timeout`.
+    ///
+    /// ```
+    /// use cdp_supervisor::{ax::{AxError, AxOptions}, Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// assert_eq!(sup.ax_snapshot(0.0, AxOptions::default()).unwrap_err(), AxError::NotAttached);
+    /// ```
+    pub fn ax_snapshot(&mut self, now: f64, options: AxOptions) -> Result<CommandId, AxError> {
+        self.out.advance(now);
+        let id = self.flows.next_id();
+        let flow = {
+            let mut cascade = self.cascade();
+            let (_, mut ctx) = cascade.flow_ctx();
+            AxSnapshotFlow::start(&mut ctx, id, &options)?
+        };
+        let outcome_id = flow.command_id();
+        self.flows.start(id, AnyFlow::AxSnapshot(flow));
+        Ok(outcome_id)
+    }
+
+    /// Resolves a ref of the last accessibility snapshot to its node now: the frame, the
+    /// session to send commands on and the `backendNodeId`; a `stale_ref` error when its
+    /// frame navigated or went away (take a new snapshot).
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// let sup = Supervisor::new(Config::default());
+    /// assert_eq!(sup.resolve_ref("e1").unwrap_err().code(), "stale_ref");
+    /// ```
+    pub fn resolve_ref(&self, reference: &str) -> Result<ResolvedRef, AxError> {
+        ax_snapshot::resolve(&self.tab, reference)
+    }
+
     /// The page session, once attached.
     pub fn page_session_id(&self) -> Option<&str> {
         self.tab.page_session()
@@ -682,8 +719,9 @@ impl Supervisor {
     ) -> Option<R> {
         let mut r = None;
         self.cascade().with_flow(ATTACH, |flow, ctx| {
-            let AnyFlow::Attach(attach) = flow;
-            r = Some(f(attach, ctx));
+            if let AnyFlow::Attach(attach) = flow {
+                r = Some(f(attach, ctx));
+            }
             FlowStatus::Running
         });
         r

@@ -37,6 +37,7 @@
 //! [`Event`]: crate::Event
 
 pub(crate) mod attach;
+pub(crate) mod ax_snapshot;
 
 use serde_json::value::RawValue;
 
@@ -77,7 +78,6 @@ pub(crate) struct FlowCtx<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FlowStatus {
     Running,
-    #[allow(dead_code)] // the attach flow runs for the supervisor's life
     Done,
 }
 
@@ -89,6 +89,7 @@ pub(crate) type Reply<'a> = Result<Option<&'a RawValue>, CdpError>;
 #[derive(Debug)]
 pub(crate) enum AnyFlow {
     Attach(attach::AttachFlow),
+    AxSnapshot(ax_snapshot::AxSnapshotFlow),
 }
 
 impl AnyFlow {
@@ -101,6 +102,7 @@ impl AnyFlow {
     ) -> Result<FlowStatus, crate::error::InputError> {
         match self {
             AnyFlow::Attach(f) => f.on_reply(ctx, step, cmd, reply),
+            AnyFlow::AxSnapshot(f) => f.on_reply(ctx, step, cmd, reply),
         }
     }
 
@@ -113,6 +115,7 @@ impl AnyFlow {
     ) -> FlowStatus {
         match self {
             AnyFlow::Attach(f) => f.on_failed(ctx, step, cmd, error),
+            AnyFlow::AxSnapshot(f) => f.on_failed(ctx, step, cmd, error),
         }
     }
 
@@ -124,18 +127,21 @@ impl AnyFlow {
     ) -> FlowStatus {
         match self {
             AnyFlow::Attach(f) => f.on_event(ctx, session, event),
+            AnyFlow::AxSnapshot(f) => f.on_event(ctx, session, event),
         }
     }
 
     pub fn deadline(&self) -> Option<f64> {
         match self {
             AnyFlow::Attach(f) => f.deadline(),
+            AnyFlow::AxSnapshot(f) => f.deadline(),
         }
     }
 
     pub fn on_timeout(&mut self, ctx: &mut FlowCtx<'_>, now: f64) -> FlowStatus {
         match self {
             AnyFlow::Attach(f) => f.on_timeout(ctx, now),
+            AnyFlow::AxSnapshot(f) => f.on_timeout(ctx, now),
         }
     }
 }
@@ -152,7 +158,6 @@ pub(crate) struct Flows {
 
 impl Flows {
     /// A fresh id for a per-call flow (ids below [`FIRST_DYNAMIC`] are the singletons').
-    #[allow(dead_code)] // for the per-call flows to come
     pub fn next_id(&mut self) -> FlowId {
         self.last_id = self.last_id.max(FIRST_DYNAMIC) + 1;
         FlowId(self.last_id)
