@@ -1,0 +1,226 @@
+//! The accessibility snapshot flow on simulated time: pipelining, a frame that never
+//! answers, refs across a navigation.
+
+mod harness;
+
+use cdp_supervisor::ax::{AxError, AxOptions, AxSnapshot};
+use cdp_supervisor::{CommandId, Config, Event};
+use harness::{Harness, PAGE, PS};
+
+const OOPIF_S: &str = "S-OOPIF";
+
+/// The top frame, an in-process `SRC` frame and an OOPIF `OOP` (session `S-OOPIF`).
+fn tab() -> Harness {
+    let mut h = Harness::attached(Config::default());
+    h.frame_attached(PS, "SRC", PAGE);
+    h.frame_navigated(PS, "SRC", Some(PAGE), "about:srcdoc");
+    h.attach_oopif(PS, OOPIF_S, "OOP", PAGE);
+    h.frame_navigated(OOPIF_S, "OOP", Some(PAGE), "http://b.test/");
+    h.sent.clear();
+    h
+}
+
+fn tree(nodes: &str) -> String {
+    format!(r#"{{"nodes":[{nodes}]}}"#)
+}
+
+fn top_tree() -> String {
+    tree(
+        r#"{"nodeId":"1","role":{"value":"RootWebArea"},"childIds":["2","3","4"],"backendDOMNodeId":1,"frameId":"PAGE"},
+        {"nodeId":"2","role":{"value":"heading"},"name":{"value":"Title"},"properties":[{"name":"level","value":{"value":1}}],"backendDOMNodeId":2},
+        {"nodeId":"3","role":{"value":"Iframe"},"backendDOMNodeId":3},
+        {"nodeId":"4","role":{"value":"Iframe"},"backendDOMNodeId":4}"#,
+    )
+}
+
+fn srcdoc_tree() -> String {
+    tree(
+        r#"{"nodeId":"1","role":{"value":"RootWebArea"},"childIds":["2"],"backendDOMNodeId":10},
+        {"nodeId":"2","role":{"value":"checkbox"},"name":{"value":"Agree"},"backendDOMNodeId":11}"#,
+    )
+}
+
+fn oopif_tree(label: &str) -> String {
+    tree(&format!(
+        r#"{{"nodeId":"1","role":{{"value":"RootWebArea"}},"childIds":["2"],"backendDOMNodeId":1}},
+        {{"nodeId":"2","role":{{"value":"button"}},"name":{{"value":"{label}"}},"backendDOMNodeId":5}}"#
+    ))
+}
+
+fn outcome(h: &Harness, id: CommandId) -> Vec<Result<AxSnapshot, AxError>> {
+    h.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::AxSnapshot { id: i, outcome } if *i == id => Some(outcome.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Sends each frame's answers; `skip_oopif_tree` leaves the OOPIF's tree unanswered.
+fn answer(h: &mut Harness, oopif_label: &str, skip_oopif_tree: bool) {
+    let trees: Vec<_> = h
+        .sent_with("Accessibility.getFullAXTree")
+        .into_iter()
+        .map(|c| (c.id, c.session_id.clone(), c.json.clone()))
+        .collect();
+    let owners: Vec<_> = h
+        .sent_with("DOM.getFrameOwner")
+        .into_iter()
+        .map(|c| (c.id, c.json.clone()))
+        .collect();
+    for (id, json) in owners {
+        let backend = if json.contains("SRC") { 3 } else { 4 };
+        h.reply(id, &format!(r#"{{"backendNodeId":{backend}}}"#));
+    }
+    for (id, session, json) in trees {
+        let result = match session.as_deref() {
+            Some(OOPIF_S) if skip_oopif_tree => continue,
+            Some(OOPIF_S) => oopif_tree(oopif_label),
+            _ if json.contains("SRC") => srcdoc_tree(),
+            _ => top_tree(),
+        };
+        h.reply(id, &result);
+    }
+}
+
+#[test]
+fn every_frame_is_asked_at_once_on_its_own_session_and_grafted_in_place() {
+    let mut h = tab();
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    // Pipelined: all five commands are out before any reply.
+    let trees = h.sent_with("Accessibility.getFullAXTree");
+    assert_eq!(trees.len(), 3);
+    let on = |s: &str| trees.iter().filter(|c| c.session_id.as_deref() == Some(s)).count();
+    assert_eq!((on(PS), on(OOPIF_S)), (2, 1));
+    assert!(trees.iter().any(|c| c.json.contains(r#""frameId":"SRC""#)));
+    assert!(trees
+        .iter()
+        .filter(|c| c.session_id.as_deref() == Some(OOPIF_S))
+        .all(|c| !c.json.contains("frameId")));
+    let owners = h.sent_with("DOM.getFrameOwner");
+    assert_eq!(owners.len(), 2);
+    assert!(owners.iter().all(|c| c.session_id.as_deref() == Some(PS)));
+
+    answer(&mut h, "Go", false);
+    let got = outcome(&h, id);
+    assert_eq!(got.len(), 1);
+    let snap = got[0].clone().unwrap();
+    assert_eq!(
+        snap.text,
+        "- heading \"Title\" [level=1] [ref=e1]\n- iframe [ref=e2]:\n  - checkbox \"Agree\" [ref=e3]\n- iframe [ref=e4]:\n  - button \"Go\" [ref=e5]\n"
+    );
+    assert_eq!(snap.refs[4].frame_id, "OOP");
+    assert!(snap.frames_left_out.is_empty());
+    let r = h.sup.resolve_ref("e5").unwrap();
+    assert_eq!((r.session_id.as_str(), r.backend_node_id), (OOPIF_S, 5));
+}
+
+#[test]
+fn a_frame_that_never_answers_is_left_out_at_the_budget() {
+    let mut h = tab();
+    let mut options = AxOptions::default();
+    options.timeout = std::time::Duration::from_secs(2);
+    let id = h.sup.ax_snapshot(h.now, options).unwrap();
+    h.drain();
+    answer(&mut h, "Go", true);
+    assert!(outcome(&h, id).is_empty(), "waits for the OOPIF");
+    h.advance(1.9);
+    assert!(outcome(&h, id).is_empty());
+    h.advance(0.2);
+    let snap = outcome(&h, id).pop().unwrap().unwrap();
+    assert_eq!(snap.frames_left_out.len(), 1);
+    let left = &snap.frames_left_out[0];
+    assert_eq!(left.frame_id, "OOP");
+    assert!(left.reason.contains("2000 ms"), "{}", left.reason);
+    assert!(snap.text.contains("checkbox \"Agree\""));
+}
+
+#[test]
+fn unchanged_nodes_keep_their_refs_and_a_navigation_gives_new_ones() {
+    let mut h = tab();
+    let first = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go", false);
+    let a = outcome(&h, first).pop().unwrap().unwrap();
+
+    h.sent.clear();
+    let second = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go now", false);
+    let b = outcome(&h, second).pop().unwrap().unwrap();
+    assert_eq!(a.refs, b.refs.iter().map(|r| {
+        let mut r = r.clone();
+        if r.name == "Go now" { r.name = "Go".into(); }
+        r
+    }).collect::<Vec<_>>(), "same nodes, same refs, also when a name changed");
+
+    // The OOPIF navigates: its nodes are new, the old ref is stale.
+    h.frame_navigated(OOPIF_S, "OOP", Some(PAGE), "http://b.test/next");
+    let e = h.sup.resolve_ref("e5").unwrap_err();
+    assert_eq!(e.code(), "stale_ref");
+    assert!(e.to_string().contains("take a new snapshot"));
+    h.sent.clear();
+    let third = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go", false);
+    let c = outcome(&h, third).pop().unwrap().unwrap();
+    let ids = |s: &AxSnapshot| s.refs.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&c)[..4], ids(&a)[..4], "the other frames keep theirs");
+    assert_eq!(ids(&c)[4], "e6", "the navigated frame's button is new");
+}
+
+#[test]
+fn the_frame_budget_names_the_frames_beyond_it() {
+    let mut h = Harness::attached(Config::default());
+    for i in 0..5 {
+        let f = format!("F{i}");
+        h.frame_attached(PS, &f, PAGE);
+    }
+    h.sent.clear();
+    let mut options = AxOptions::default();
+    options.max_frames = 3;
+    let id = h.sup.ax_snapshot(h.now, options).unwrap();
+    h.drain();
+    let trees = h.sent_with("Accessibility.getFullAXTree");
+    assert_eq!(trees.len(), 3);
+    let top = trees[0].id;
+    h.reply(top, &top_tree());
+    h.advance(6.0);
+    let snap = outcome(&h, id).pop().unwrap();
+    let snap = match snap {
+        Err(e) => panic!("{e}"),
+        Ok(s) => s,
+    };
+    let over: Vec<_> = snap
+        .frames_left_out
+        .iter()
+        .filter(|f| f.reason.contains("frame budget of 3"))
+        .collect();
+    assert_eq!(over.len(), 3);
+}
+
+#[test]
+fn errors_name_what_to_do() {
+    let mut h = tab();
+    let mut options = AxOptions::default();
+    options.frame_id = Some("NOPE".into());
+    assert_eq!(h.sup.ax_snapshot(h.now, options).unwrap_err().code(), "no_such_frame");
+    let mut options = AxOptions::default();
+    options.reference = Some("e77".into());
+    assert_eq!(h.sup.ax_snapshot(h.now, options).unwrap_err().code(), "stale_ref");
+    // The root's tree failing is an error, not an empty outline.
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    let top = h
+        .sent_with("Accessibility.getFullAXTree")
+        .into_iter()
+        .find(|c| c.session_id.as_deref() == Some(PS) && !c.json.contains("SRC"))
+        .unwrap()
+        .id;
+    h.reply_error(top, -32000, "boom");
+    h.advance(6.0);
+    let e = outcome(&h, id).pop().unwrap().unwrap_err();
+    assert_eq!(e.code(), "cdp_error");
+}
