@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 
+use crate::ax::{AxError, AxOptions, ResolvedRef};
 use crate::bridge;
 use crate::cascade::{Cascade, Removal};
 use crate::cdp::{self, CdpEvent};
@@ -21,7 +22,6 @@ use crate::dialog::{Answer, DialogAction, DialogPolicy};
 use crate::dialogs::Dialogs;
 use crate::error::{CommandError, DialogError, InputError, SessionGoneReason};
 use crate::event::{Event, Output, Warning};
-use crate::ax::{AxError, AxOptions, ResolvedRef};
 use crate::flow::attach::{AttachFlow, ATTACH};
 use crate::flow::ax_snapshot::{self, AxSnapshotFlow};
 use crate::flow::{AnyFlow, FlowCtx, FlowStatus, Flows};

@@ -92,7 +92,12 @@ fn every_frame_is_asked_at_once_on_its_own_session_and_grafted_in_place() {
     // Pipelined: all five commands are out before any reply.
     let trees = h.sent_with("Accessibility.getFullAXTree");
     assert_eq!(trees.len(), 3);
-    let on = |s: &str| trees.iter().filter(|c| c.session_id.as_deref() == Some(s)).count();
+    let on = |s: &str| {
+        trees
+            .iter()
+            .filter(|c| c.session_id.as_deref() == Some(s))
+            .count()
+    };
     assert_eq!((on(PS), on(OOPIF_S)), (2, 1));
     assert!(trees.iter().any(|c| c.json.contains(r#""frameId":"SRC""#)));
     assert!(trees
@@ -150,11 +155,20 @@ fn unchanged_nodes_keep_their_refs_and_a_navigation_gives_new_ones() {
     h.drain();
     answer(&mut h, "Go now", false);
     let b = outcome(&h, second).pop().unwrap().unwrap();
-    assert_eq!(a.refs, b.refs.iter().map(|r| {
-        let mut r = r.clone();
-        if r.name == "Go now" { r.name = "Go".into(); }
-        r
-    }).collect::<Vec<_>>(), "same nodes, same refs, also when a name changed");
+    assert_eq!(
+        a.refs,
+        b.refs
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                if r.name == "Go now" {
+                    r.name = "Go".into();
+                }
+                r
+            })
+            .collect::<Vec<_>>(),
+        "same nodes, same refs, also when a name changed"
+    );
 
     // The OOPIF navigates: its nodes are new, the old ref is stale.
     h.frame_navigated(OOPIF_S, "OOP", Some(PAGE), "http://b.test/next");
@@ -206,10 +220,16 @@ fn errors_name_what_to_do() {
     let mut h = tab();
     let mut options = AxOptions::default();
     options.frame_id = Some("NOPE".into());
-    assert_eq!(h.sup.ax_snapshot(h.now, options).unwrap_err().code(), "no_such_frame");
+    assert_eq!(
+        h.sup.ax_snapshot(h.now, options).unwrap_err().code(),
+        "no_such_frame"
+    );
     let mut options = AxOptions::default();
     options.reference = Some("e77".into());
-    assert_eq!(h.sup.ax_snapshot(h.now, options).unwrap_err().code(), "stale_ref");
+    assert_eq!(
+        h.sup.ax_snapshot(h.now, options).unwrap_err().code(),
+        "stale_ref"
+    );
     // The root's tree failing is an error, not an empty outline.
     let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
     h.drain();

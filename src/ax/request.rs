@@ -78,7 +78,9 @@ pub enum AxError {
         frame_id: String,
     },
     /// A ref that is not of the form `e12`.
-    #[error("{reference:?} is not a ref: refs look like e12, as an accessibility snapshot lists them")]
+    #[error(
+        "{reference:?} is not a ref: refs look like e12, as an accessibility snapshot lists them"
+    )]
     BadRef {
         /// What was given.
         reference: String,

@@ -121,7 +121,10 @@ mod tests {
             })
         };
         assert_eq!(resolve_ref(&t, "e9", here).unwrap_err().code(), "stale_ref");
-        assert_eq!(resolve_ref(&t, "x1", here).unwrap_err().code(), "bad_request");
+        assert_eq!(
+            resolve_ref(&t, "x1", here).unwrap_err().code(),
+            "bad_request"
+        );
         assert_eq!(resolve_ref(&t, "e1", here).unwrap().session_id, "S");
     }
 }

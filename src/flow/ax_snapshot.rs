@@ -109,7 +109,9 @@ pub(crate) fn resolve(tab: &Tab, reference: &str) -> Result<crate::ax::ResolvedR
 fn failure(error: &CommandError, timeout_ms: u128) -> Failure {
     match error {
         CommandError::Timeout { method, .. } => Failure {
-            reason: format!("{method} got no reply within the snapshot's budget of {timeout_ms} ms"),
+            reason: format!(
+                "{method} got no reply within the snapshot's budget of {timeout_ms} ms"
+            ),
             code: "timeout",
         },
         CommandError::SessionGone { .. } => Failure {
@@ -433,7 +435,9 @@ impl AxSnapshotFlow {
                         .map_or("?", |p| p.frame_id.as_str())
                 )),
                 (Err(e), _) => Some(e.reason),
-                (Ok(_), Err(e)) => Some(format!("its <iframe> element was not found: {}", e.reason)),
+                (Ok(_), Err(e)) => {
+                    Some(format!("its <iframe> element was not found: {}", e.reason))
+                }
                 (Ok(_), Ok(_)) => None,
             };
             match why {

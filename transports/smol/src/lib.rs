@@ -35,6 +35,13 @@
 //!     assert_eq!(blocked, CommandUpdate::Blocked { dialog_id: dialog_id.clone() });
 //!     client.respond_dialog(DialogAction::Accept, None, Some(&dialog_id)).await?;
 //!     assert!(pending.wait().await?.contains("true"));
+//!     // The accessibility outline with refs; a ref's node is reachable on its frame's session.
+//!     let button = json!({"url": "data:text/html,<button>OK</button>"});
+//!     client.command(None, "Page.navigate", button, wait).await?;
+//!     let ax = client.ax_snapshot(Default::default()).await?;
+//!     let ok = ax.refs.iter().find(|r| r.role == "button").expect("the button has a ref");
+//!     let node = json!({"backendNodeId": ok.backend_node_id});
+//!     client.command(Some(&ok.frame_id), "DOM.resolveNode", node, wait).await?;
 //!     client.set_policy(DialogPolicy::AutoDismiss).await?;
 //!     assert!(client.settle(DialogAction::Dismiss).await?.is_empty()); // nothing pending
 //!     assert!(events.len() > 1);
