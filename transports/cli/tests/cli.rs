@@ -304,6 +304,18 @@ fn assert_browser_gone(port: u16, profile: &std::path::Path) {
     }
 }
 
+/// Waits for the diff that shows the demo's nested OOPIF and returns its frame id.
+fn nested_oopif_id(cli: &mut Sidecar) -> Value {
+    cli.expect("the nested OOPIF", |v| {
+        v["type"] == "diff"
+            && v["frame"]["is_oopif"] == true
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/nested"))
+    })["frame"]["frame_id"]
+        .clone()
+}
+
 fn is_result(id: i64) -> impl Fn(&Value) -> bool {
     move |v| v["id"] == json!(id) && (v["type"] == "result" || v["type"] == "error")
 }
@@ -331,14 +343,7 @@ fn watch_through_stdin() {
     cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
     let r = cli.expect("navigate result", is_result(1));
     assert_eq!(r["type"], "result", "{r}");
-    let nested = cli.expect("the nested OOPIF", |v| {
-        v["type"] == "diff"
-            && v["frame"]["is_oopif"] == true
-            && v["frame"]["url"]
-                .as_str()
-                .is_some_and(|u| u.ends_with("/nested"))
-    })["frame"]["frame_id"]
-        .clone();
+    let nested = nested_oopif_id(&mut cli);
 
     cli.send(
         json!({"id": 2, "cmd": "cdp", "method": "Runtime.evaluate", "frame_id": nested,
@@ -647,14 +652,7 @@ fn watch_ax_snapshot_sees_every_frame() {
     });
     cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
     cli.expect("navigate result", is_result(1));
-    let nested = cli.expect("the nested OOPIF", |v| {
-        v["type"] == "diff"
-            && v["frame"]["is_oopif"] == true
-            && v["frame"]["url"]
-                .as_str()
-                .is_some_and(|u| u.ends_with("/nested"))
-    })["frame"]["frame_id"]
-        .clone();
+    let nested = nested_oopif_id(&mut cli);
     let heading = |ax: &Value, name: &str| {
         ax["refs"]
             .as_array()

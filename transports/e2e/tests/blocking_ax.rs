@@ -5,9 +5,9 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use cdp_supervisor::ax::{AxOptions, AxRef, AxSnapshot};
+use cdp_supervisor::ax::{AxOptions, AxSnapshot};
 use cdp_supervisor_blocking::{Client, ClientError};
-use serde_json::json;
+use support::ax_checks::*;
 use support::ax_site::AxSite;
 use support::blocking::*;
 
@@ -32,21 +32,6 @@ fn ax_until(
     }
 }
 
-fn by_name<'a>(snap: &'a AxSnapshot, role: &str, name: &str) -> Option<&'a AxRef> {
-    snap.refs.iter().find(|r| r.role == role && r.name == name)
-}
-
-fn line_of(snap: &AxSnapshot, reference: &str) -> (usize, usize) {
-    let needle = format!("[ref={reference}]");
-    let (i, line) = snap
-        .text
-        .lines()
-        .enumerate()
-        .find(|(_, l)| l.contains(&needle))
-        .unwrap_or_else(|| panic!("{reference} not in\n{}", snap.text));
-    (i, line.len() - line.trim_start().len())
-}
-
 #[test]
 fn four_frames_each_with_refs_in_place_stable_and_resolvable() {
     let Some(w) = world("ax-four-frames", options("ax-four-frames")) else {
@@ -55,30 +40,10 @@ fn four_frames_each_with_refs_in_place_stable_and_resolvable() {
     let site = AxSite::start();
     let snap = navigate(&w.client, &site.url("/"), demo_loaded);
     let frames = demo_frames(&snap);
-    let all_four = |s: &AxSnapshot| {
-        by_name(s, "heading", "Welcome").is_some()
-            && by_name(s, "checkbox", "Agree").is_some()
-            && by_name(s, "button", "Go").is_some()
-            && by_name(s, "link", "Deep link").is_some()
-    };
     let a = ax_until(&w.client, &AxOptions::default(), all_four);
+    assert_four_in_place(&a, &frames);
     let heading = by_name(&a, "heading", "Welcome").unwrap();
-    let checkbox = by_name(&a, "checkbox", "Agree").unwrap();
-    let button = by_name(&a, "button", "Go").unwrap();
     let link = by_name(&a, "link", "Deep link").unwrap();
-    assert_eq!(heading.frame_id, frames.top);
-    assert_eq!(checkbox.frame_id, frames.srcdoc);
-    assert_eq!(button.frame_id, frames.cross);
-    assert_eq!(link.frame_id, frames.nested);
-    // In place: document order, each frame's nodes indented under its iframe.
-    let (h, hi) = line_of(&a, &heading.id);
-    let (c, ci) = line_of(&a, &checkbox.id);
-    let (b, bi) = line_of(&a, &button.id);
-    let (l, li) = line_of(&a, &link.id);
-    assert!(h < c && c < b && b < l, "{}", a.text);
-    assert!(hi < ci && ci == bi && bi < li, "{}", a.text);
-    assert!(a.frames_left_out.is_empty(), "{:?}", a.frames_left_out);
-    assert!(!a.truncated);
 
     // The nested OOPIF's ref resolves to its element.
     let node = w
@@ -86,7 +51,7 @@ fn four_frames_each_with_refs_in_place_stable_and_resolvable() {
         .command(
             Some(&link.frame_id),
             "DOM.resolveNode",
-            json!({ "backendNodeId": link.backend_node_id }),
+            resolve_params(link),
             WAIT,
         )
         .unwrap();
@@ -95,8 +60,7 @@ fn four_frames_each_with_refs_in_place_stable_and_resolvable() {
         .command(
             Some(&link.frame_id),
             "Runtime.callFunctionOn",
-            json!({ "objectId": node["object"]["objectId"], "returnByValue": true,
-                    "functionDeclaration": "function () { return this.textContent; }" }),
+            text_content_params(&node),
             WAIT,
         )
         .unwrap();
@@ -111,7 +75,6 @@ fn four_frames_each_with_refs_in_place_stable_and_resolvable() {
     let b2 = ax_until(&w.client, &AxOptions::default(), |s| {
         by_name(s, "heading", "Changed").is_some()
     });
-    let ids = |s: &AxSnapshot| s.refs.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
     assert_eq!(ids(&a), ids(&b2), "{}\n{}", a.text, b2.text);
     assert_eq!(by_name(&b2, "heading", "Changed").unwrap().id, heading.id);
 

@@ -5,9 +5,10 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use cdp_supervisor::ax::{AxOptions, AxRef, AxSnapshot};
+use cdp_supervisor::ax::{AxOptions, AxSnapshot};
 use cdp_supervisor_smol::Client;
 use serde_json::json;
+use support::ax_checks::*;
 use support::ax_site::AxSite;
 use support::smol::*;
 
@@ -31,10 +32,6 @@ async fn ax_until(
     }
 }
 
-fn by_name<'a>(snap: &'a AxSnapshot, role: &str, name: &str) -> Option<&'a AxRef> {
-    snap.refs.iter().find(|r| r.role == role && r.name == name)
-}
-
 async fn go(client: &Client, url: &str) {
     client
         .command(None, "Page.navigate", json!({ "url": url }), WAIT)
@@ -56,33 +53,15 @@ fn four_frames_with_refs_resolvable_stable_and_thirty_five_under_a_budget() {
             .await
             .unwrap();
         let frames = demo_frames(&snap);
-        let a = ax_until(&w.client, &AxOptions::default(), |s| {
-            by_name(s, "heading", "Welcome").is_some()
-                && by_name(s, "checkbox", "Agree").is_some()
-                && by_name(s, "button", "Go").is_some()
-                && by_name(s, "link", "Deep link").is_some()
-        })
-        .await;
-        let owner = |role, name| by_name(&a, role, name).unwrap().frame_id.clone();
-        assert_eq!(owner("heading", "Welcome"), frames.top);
-        assert_eq!(owner("checkbox", "Agree"), frames.srcdoc);
-        assert_eq!(owner("button", "Go"), frames.cross);
-        assert_eq!(owner("link", "Deep link"), frames.nested);
-        let at = |name: &str| a.text.find(name).unwrap();
-        assert!(
-            at("Welcome") < at("Agree")
-                && at("Agree") < at("\"Go\"")
-                && at("\"Go\"") < at("Deep link")
-        );
-        assert!(a.text.contains("    - link \"Deep link\""), "{}", a.text);
-
+        let a = ax_until(&w.client, &AxOptions::default(), all_four).await;
+        assert_four_in_place(&a, &frames);
         let link = by_name(&a, "link", "Deep link").unwrap();
         let node = w
             .client
             .command(
                 Some(&link.frame_id),
                 "DOM.resolveNode",
-                json!({ "backendNodeId": link.backend_node_id }),
+                resolve_params(link),
                 WAIT,
             )
             .await
@@ -92,8 +71,7 @@ fn four_frames_with_refs_resolvable_stable_and_thirty_five_under_a_budget() {
             .command(
                 Some(&link.frame_id),
                 "Runtime.callFunctionOn",
-                json!({ "objectId": node["object"]["objectId"], "returnByValue": true,
-                        "functionDeclaration": "function () { return this.textContent; }" }),
+                text_content_params(&node),
                 WAIT,
             )
             .await
@@ -110,7 +88,6 @@ fn four_frames_with_refs_resolvable_stable_and_thirty_five_under_a_budget() {
             by_name(s, "heading", "Changed").is_some()
         })
         .await;
-        let ids = |s: &AxSnapshot| s.refs.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
         assert_eq!(ids(&a), ids(&b));
 
         go(&w.client, &site.url("/many?n=35")).await;
