@@ -381,6 +381,10 @@ impl Supervisor {
     /// ```
     pub fn ax_snapshot(&mut self, now: f64, options: AxOptions) -> Result<CommandId, AxError> {
         self.out.advance(now);
+        let limit = crate::limits::MAX_AX_SNAPSHOTS_RUNNING;
+        if self.flows.ax_snapshots() >= limit {
+            return Err(AxError::TooManyRunning { limit });
+        }
         let id = self.flows.next_id();
         let flow = {
             let mut cascade = self.cascade();

@@ -244,3 +244,49 @@ fn errors_name_what_to_do() {
     let e = outcome(&h, id).pop().unwrap().unwrap_err();
     assert_eq!(e.code(), "cdp_error");
 }
+
+#[test]
+fn hostile_replies_cost_only_their_frame_and_snapshots_running_are_capped() {
+    let mut h = tab();
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    let cmds: Vec<_> = h
+        .sent
+        .iter()
+        .filter(|c| c.method.starts_with("Accessibility") || c.method.starts_with("DOM"))
+        .map(|c| (c.id, c.method.clone(), c.session_id.clone(), c.json.clone()))
+        .collect();
+    for (cid, method, session, json) in cmds {
+        let result = match (method.as_str(), session.as_deref()) {
+            ("DOM.getFrameOwner", _) if json.contains("SRC") => {
+                r#"{"backendNodeId":"x"}"#.to_owned()
+            }
+            ("DOM.getFrameOwner", _) => r#"{"backendNodeId":4}"#.to_owned(),
+            (_, Some(OOPIF_S)) => {
+                r#"{"nodes":[{"nodeId":"1","childIds":["1","1"]},{"nodeId":null},7]}"#.to_owned()
+            }
+            _ if json.contains("SRC") => "[1,2]".to_owned(),
+            _ => top_tree(),
+        };
+        let _ = h.recv_any(&format!(r#"{{"id":{cid},"result":{result}}}"#));
+    }
+    let snap = outcome(&h, id).pop().unwrap().unwrap();
+    let left: Vec<_> = snap
+        .frames_left_out
+        .iter()
+        .map(|f| f.frame_id.as_str())
+        .collect();
+    assert!(left.contains(&"SRC"), "{left:?}");
+    assert!(snap.text.contains("heading \"Title\""));
+
+    let started: Vec<_> = (0..10)
+        .map(|_| h.sup.ax_snapshot(h.now, AxOptions::default()))
+        .collect();
+    assert_eq!(started.iter().filter(|r| r.is_ok()).count(), 8);
+    assert_eq!(started[9].as_ref().unwrap_err().code(), "bad_request");
+    h.advance(6.0);
+    assert!(
+        h.sup.ax_snapshot(h.now, AxOptions::default()).is_ok(),
+        "room again after the deadline"
+    );
+}

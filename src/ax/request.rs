@@ -93,6 +93,12 @@ pub enum AxError {
         /// Why, in words.
         why: String,
     },
+    /// Too many snapshots are running already.
+    #[error("{limit} accessibility snapshots are already running; wait for one to finish")]
+    TooManyRunning {
+        /// The cap.
+        limit: usize,
+    },
     /// The root frame's tree could not be had (then there is no outline to show).
     #[error("the accessibility tree of frame {frame_id} could not be had: {reason}")]
     RootUnavailable {
@@ -115,7 +121,7 @@ impl AxError {
         match self {
             AxError::NotAttached => "disconnected",
             AxError::UnknownFrame { .. } => "no_such_frame",
-            AxError::BadRef { .. } => "bad_request",
+            AxError::BadRef { .. } | AxError::TooManyRunning { .. } => "bad_request",
             AxError::StaleRef { .. } => "stale_ref",
             AxError::RootUnavailable { code, .. } => code,
         }

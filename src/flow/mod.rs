@@ -193,6 +193,14 @@ impl Flows {
             .retain_mut(|(_, flow)| flow.on_event(ctx, session, event) == FlowStatus::Running);
     }
 
+    /// How many accessibility snapshots are running.
+    pub fn ax_snapshots(&self) -> usize {
+        self.running
+            .iter()
+            .filter(|(_, f)| matches!(f, AnyFlow::AxSnapshot(_)))
+            .count()
+    }
+
     pub fn ids(&self) -> Vec<FlowId> {
         self.running.iter().map(|(id, _)| *id).collect()
     }
