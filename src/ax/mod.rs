@@ -25,7 +25,7 @@ pub use request::{
     AxError, AxOptions, DEFAULT_AX_TIMEOUT, DEFAULT_MAX_AX_FRAMES, DEFAULT_MAX_OOPIF_DEPTH,
     MAX_AX_FRAMES,
 };
-pub use resolve::{resolve_ref, FrameNow, ResolvedRef};
+pub use resolve::{resolve_in_tree, resolve_ref, FrameNow, ResolvedRef};
 
 use serde::{Deserialize, Serialize};
 

@@ -3,11 +3,14 @@
 //! A ref resolves when its frame still shows the document the snapshot saw: then its
 //! `backend_node_id` in that frame's session is the node. A frame that navigated (a new
 //! document) or went away makes the ref stale, and the error says to take a new snapshot.
-//! Resolution by `(role, name, nth)` when the node was replaced within the same document
-//! needs a fresh tree of the frame; it is not done here (see the manual's accessibility
-//! rules).
+//! When the node may have been replaced within the same document (a re-render), fetch the
+//! frame's tree again (`Accessibility.getFullAXTree` on [`ResolvedRef::session_id`]) and
+//! call [`resolve_in_tree`]: the same `backend_node_id` if it is still there, else the
+//! node with the same `(role, name, nth)` in that frame.
 
-use super::refs::{ref_number, RefTable};
+use super::node::AxNode;
+use super::outline::{build_outline, FrameAx, OutlineLimits};
+use super::refs::{ref_number, AxRef, RefTable};
 use super::request::AxError;
 
 /// Where a frame stands now, as the supervisor knows it.
@@ -82,6 +85,48 @@ pub fn resolve_ref<'a>(
     })
 }
 
+/// Finds a ref's node in a fresh tree of its frame: by `backend_node_id` if the node is
+/// still shown, else by `(role, name, nth)` counted as a snapshot counts them; `None` when
+/// neither is there (then the ref is stale).
+///
+/// ```
+/// use cdp_supervisor::ax::{resolve_in_tree, AxNode, AxRef};
+/// let was = AxRef { id: "e3".into(), role: "button".into(), name: "OK".into(), nth: 0,
+///     frame_id: "F".into(), backend_node_id: Some(41) };
+/// // Re-rendered: the button is a new DOM node (42) with the same role and name.
+/// let fresh = AxNode::parse_tree(r#"{"nodes":[
+///   {"nodeId":"1","role":{"value":"RootWebArea"},"childIds":["2"],"backendDOMNodeId":1},
+///   {"nodeId":"2","role":{"value":"button"},"name":{"value":"OK"},"backendDOMNodeId":42}]}"#)?;
+/// assert_eq!(resolve_in_tree(&was, &fresh), Some(42));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn resolve_in_tree(target: &AxRef, fresh: &[AxNode]) -> Option<i64> {
+    let frame = FrameAx {
+        frame_id: &target.frame_id,
+        document: "",
+        parent_frame_id: None,
+        owner_backend_node_id: None,
+        nodes: fresh,
+    };
+    let limits = OutlineLimits {
+        max_nodes: fresh.len(),
+        max_chars: None,
+    };
+    let outline = build_outline(&[frame], None, limits, &mut RefTable::default());
+    let same_node = outline
+        .refs
+        .iter()
+        .find(|r| r.backend_node_id.is_some() && r.backend_node_id == target.backend_node_id);
+    same_node
+        .or_else(|| {
+            outline
+                .refs
+                .iter()
+                .find(|r| r.role == target.role && r.name == target.name && r.nth == target.nth)
+        })
+        .and_then(|r| r.backend_node_id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +151,40 @@ mod tests {
         );
         table.commit();
         table
+    }
+
+    #[test]
+    fn a_replaced_node_is_found_by_role_name_and_nth() {
+        let was = AxRef {
+            id: "e2".into(),
+            role: "button".into(),
+            name: "Buy".into(),
+            nth: 1,
+            frame_id: "F".into(),
+            backend_node_id: Some(9),
+        };
+        let tree = |second: i64| {
+            AxNode::parse_tree(&format!(
+                r#"{{"nodes":[
+                {{"nodeId":"1","role":{{"value":"RootWebArea"}},"childIds":["2","3","4"],"backendDOMNodeId":1}},
+                {{"nodeId":"2","role":{{"value":"button"}},"name":{{"value":"Buy"}},"backendDOMNodeId":8}},
+                {{"nodeId":"3","role":{{"value":"button"}},"name":{{"value":"Buy"}},"backendDOMNodeId":{second}}},
+                {{"nodeId":"4","role":{{"value":"button"}},"name":{{"value":"Sell"}},"backendDOMNodeId":5}}]}}"#
+            ))
+            .unwrap()
+        };
+        assert_eq!(resolve_in_tree(&was, &tree(9)), Some(9), "still there");
+        assert_eq!(
+            resolve_in_tree(&was, &tree(77)),
+            Some(77),
+            "the second Buy, re-rendered"
+        );
+        let gone = AxRef {
+            nth: 2,
+            backend_node_id: Some(99),
+            ..was
+        };
+        assert_eq!(resolve_in_tree(&gone, &tree(77)), None);
     }
 
     #[test]
