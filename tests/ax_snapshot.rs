@@ -290,3 +290,65 @@ fn hostile_replies_cost_only_their_frame_and_snapshots_running_are_capped() {
         "room again after the deadline"
     );
 }
+
+/// The recorded real-Chromium run of the four-frame page (`blocking_ax.rs`): replayed, a
+/// snapshot taken where the recording took its first one grafts the four frames in place,
+/// and one taken where the recording took its second (after the heading's text changed)
+/// keeps every ref.
+#[test]
+fn recorded_four_frames_replay_with_the_same_refs() {
+    let text = harness::trace_text("e2e/ax-four-frames");
+    let trace = cdp_supervisor::replay::Trace::parse(&text).unwrap();
+    // The steps after which the recording sent each snapshot's first tree request.
+    let mut firsts = Vec::new();
+    let mut last_was_tree = false;
+    for (i, e) in trace.entries.iter().enumerate() {
+        let is_tree = e.dir == cdp_supervisor::replay::Direction::Out
+            && e.msg
+                .is_some_and(|m| m.get().contains("Accessibility.getFullAXTree"));
+        if is_tree && !last_was_tree {
+            firsts.push(i);
+        }
+        if e.dir == cdp_supervisor::replay::Direction::Out {
+            last_was_tree = is_tree;
+        }
+    }
+    assert!(firsts.len() >= 2, "{firsts:?}");
+    let mut step = 0;
+    let mut ids = Vec::new();
+    let run = harness::replay_before_close("e2e/ax-four-frames", Config::default(), |sup, t, _| {
+        if firsts[..2].contains(&step) {
+            ids.push(sup.ax_snapshot(t, AxOptions::default()).unwrap());
+        }
+        step += 1;
+    });
+    let got = |id: CommandId| {
+        run.events
+            .iter()
+            .find_map(|(_, e)| match e {
+                Event::AxSnapshot { id: i, outcome } if *i == id => Some(outcome.clone()),
+                _ => None,
+            })
+            .unwrap()
+            .unwrap()
+    };
+    let (a, b) = (got(ids[0]), got(ids[1]));
+    for (role, name) in [
+        ("heading", "Welcome"),
+        ("checkbox", "Agree"),
+        ("button", "Go"),
+        ("link", "Deep link"),
+    ] {
+        assert!(
+            a.refs.iter().any(|r| r.role == role && r.name == name),
+            "{role} {name} in\n{}",
+            a.text
+        );
+    }
+    let frames: std::collections::HashSet<_> = a.refs.iter().map(|r| &r.frame_id).collect();
+    assert_eq!(frames.len(), 4, "{}", a.text);
+    assert!(a.frames_left_out.is_empty(), "{:?}", a.frames_left_out);
+    assert!(b.text.contains("heading \"Changed\""), "{}", b.text);
+    let refs = |s: &AxSnapshot| s.refs.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    assert_eq!(refs(&a), refs(&b));
+}
