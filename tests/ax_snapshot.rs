@@ -352,3 +352,31 @@ fn recorded_four_frames_replay_with_the_same_refs() {
     let refs = |s: &AxSnapshot| s.refs.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
     assert_eq!(refs(&a), refs(&b));
 }
+
+#[test]
+fn a_scoped_snapshot_keeps_the_refs_outside_its_scope() {
+    let mut h = tab();
+    let full = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go", false);
+    let a = outcome(&h, full).pop().unwrap().unwrap();
+    h.sent.clear();
+    let mut options = AxOptions::default();
+    options.frame_id = Some("SRC".into());
+    let scoped = h.sup.ax_snapshot(h.now, options).unwrap();
+    h.drain();
+    assert_eq!(h.sent_with("Accessibility.getFullAXTree").len(), 1);
+    assert!(
+        h.sent_with("DOM.getFrameOwner").is_empty(),
+        "the root needs no owner"
+    );
+    answer(&mut h, "Go", false);
+    let s = outcome(&h, scoped).pop().unwrap().unwrap();
+    assert_eq!(s.text, "- checkbox \"Agree\" [ref=e3]\n");
+    assert_eq!(
+        h.sup.resolve_ref("e5").unwrap().backend_node_id,
+        5,
+        "outside the scope, kept"
+    );
+    assert_eq!(a.refs.len(), 5);
+}

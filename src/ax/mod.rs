@@ -23,7 +23,7 @@ pub use outline::{build_outline, FrameAx, Outline, OutlineLimits, DEFAULT_MAX_NO
 pub use refs::{ref_number, AxRef, RefEntry, RefTable};
 pub use request::{
     AxError, AxOptions, DEFAULT_AX_TIMEOUT, DEFAULT_MAX_AX_FRAMES, DEFAULT_MAX_OOPIF_DEPTH,
-    MAX_AX_FRAMES,
+    MAX_AX_FRAMES, MAX_AX_REFS,
 };
 pub use resolve::{resolve_in_tree, resolve_ref, FrameNow, ResolvedRef};
 

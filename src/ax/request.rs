@@ -13,6 +13,8 @@ pub const DEFAULT_MAX_AX_FRAMES: usize = 100;
 pub const MAX_AX_FRAMES: usize = 1_000;
 /// OOPIFs nested deeper than this are left out, by default.
 pub const DEFAULT_MAX_OOPIF_DEPTH: usize = 5;
+/// Refs kept at most when scoped snapshots add to the last one's (the oldest go first).
+pub const MAX_AX_REFS: usize = 20_000;
 /// How long a snapshot may take, by default.
 pub const DEFAULT_AX_TIMEOUT: Duration = Duration::from_secs(5);
 

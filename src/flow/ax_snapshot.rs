@@ -20,7 +20,7 @@ use serde_json::json;
 use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
 use crate::ax::{
     build_outline, resolve_ref, AxError, AxNode, AxOptions, AxSnapshot, FrameAx, FrameLeftOut,
-    FrameNow, OutlineLimits, MAX_AX_FRAMES,
+    FrameNow, OutlineLimits, MAX_AX_FRAMES, MAX_AX_REFS,
 };
 use crate::cdp::CdpEvent;
 use crate::command::{CommandId, InFlight, Purpose};
@@ -65,6 +65,8 @@ pub(crate) struct AxSnapshotFlow {
     limits: OutlineLimits,
     /// Scoped to one ref's subtree: the ref and its node in the root frame.
     start: Option<(String, i64)>,
+    /// Scoped to a frame or a ref: the refs outside the scope are kept.
+    scoped: bool,
     frames: Vec<Planned>,
     left_out: Vec<FrameLeftOut>,
     waiting: usize,
@@ -166,6 +168,7 @@ impl AxSnapshotFlow {
                 max_chars: options.max_chars,
             },
             start,
+            scoped: options.reference.is_some() || options.frame_id.is_some(),
             frames: Vec::new(),
             left_out: Vec::new(),
             waiting: 0,
@@ -478,6 +481,9 @@ impl AxSnapshotFlow {
             });
         }
         let start = self.start.as_ref().map(|(_, backend)| (0, *backend));
+        if self.scoped {
+            ctx.tab.ax_refs.keep_others_on_commit(MAX_AX_REFS);
+        }
         let outline = build_outline(&axes, start, self.limits, &mut ctx.tab.ax_refs);
         for frame_id in outline.unreached_frames {
             let url = self
