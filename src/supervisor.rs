@@ -24,6 +24,7 @@ use crate::error::{CommandError, DialogError, InputError, SessionGoneReason};
 use crate::event::{Event, Output, Warning};
 use crate::flow::attach::{AttachFlow, ATTACH};
 use crate::flow::ax_snapshot::{self, AxSnapshotFlow};
+use crate::flow::resolve_ref::ResolveRefFlow;
 use crate::flow::{AnyFlow, FlowCtx, FlowStatus, Flows};
 use crate::outbox::Outbox;
 use crate::session::TargetKind;
@@ -407,6 +408,41 @@ impl Supervisor {
     /// ```
     pub fn resolve_ref(&self, reference: &str) -> Result<ResolvedRef, AxError> {
         ax_snapshot::resolve(&self.tab, reference)
+    }
+
+    /// Resolves a ref against a fresh tree of its frame: its node if it is still shown,
+    /// else the node with the same `(role, name, nth)` (a re-render replaced it; the ref
+    /// names that node from now on), else `stale_ref`. The outcome arrives as exactly one
+    /// [`Event::RefResolved`] under the returned id, within `timeout`; a ref whose frame
+    /// navigated or went away fails at once.
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// use std::time::Duration;
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let e = sup.resolve_ref_fresh(0.0, "e1", Duration::from_secs(5)).unwrap_err();
+    /// assert_eq!(e.code(), "stale_ref");
+    /// ```
+    pub fn resolve_ref_fresh(
+        &mut self,
+        now: f64,
+        reference: &str,
+        timeout: Duration,
+    ) -> Result<CommandId, AxError> {
+        self.out.advance(now);
+        let limit = crate::limits::MAX_REF_RESOLUTIONS_RUNNING;
+        if self.flows.ref_resolutions() >= limit {
+            return Err(AxError::TooManyRunning { limit });
+        }
+        let id = self.flows.next_id();
+        let flow = {
+            let mut cascade = self.cascade();
+            let (_, mut ctx) = cascade.flow_ctx();
+            ResolveRefFlow::start(&mut ctx, id, reference, timeout)?
+        };
+        let outcome_id = flow.command_id();
+        self.flows.start(id, AnyFlow::ResolveRef(flow));
+        Ok(outcome_id)
     }
 
     /// The page session, once attached.

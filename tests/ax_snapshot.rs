@@ -380,3 +380,69 @@ fn a_scoped_snapshot_keeps_the_refs_outside_its_scope() {
     );
     assert_eq!(a.refs.len(), 5);
 }
+
+#[test]
+fn a_re_rendered_node_is_found_again_by_role_name_and_nth() {
+    let mut h = tab();
+    let full = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go", false);
+    outcome(&h, full).pop().unwrap().unwrap();
+    let resolved = |h: &Harness, id: CommandId| {
+        h.events
+            .iter()
+            .find_map(|e| match e {
+                Event::RefResolved { id: i, outcome } if *i == id => Some(outcome.clone()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let fresh_tree = |backend: i64, label: &str| {
+        tree(&format!(
+            r#"{{"nodeId":"1","role":{{"value":"RootWebArea"}},"childIds":["2"],"backendDOMNodeId":1}},
+            {{"nodeId":"2","role":{{"value":"button"}},"name":{{"value":"{label}"}},"backendDOMNodeId":{backend}}}"#
+        ))
+    };
+    let wait = std::time::Duration::from_secs(2);
+
+    // Re-rendered: a new DOM node with the same role and name.
+    h.sent.clear();
+    let id = h.sup.resolve_ref_fresh(h.now, "e5", wait).unwrap();
+    h.drain();
+    let ask = h.last_sent("Accessibility.getFullAXTree");
+    assert_eq!(
+        (ask.session_id.as_deref(), ask.json.contains("frameId")),
+        (Some(OOPIF_S), false)
+    );
+    let ask = ask.id;
+    h.reply(ask, &fresh_tree(55, "Go"));
+    assert_eq!(resolved(&h, id).unwrap().backend_node_id, 55);
+    assert_eq!(
+        h.sup.resolve_ref("e5").unwrap().backend_node_id,
+        55,
+        "rebound"
+    );
+
+    // Gone: no node, no same (role, name, nth).
+    let id = h.sup.resolve_ref_fresh(h.now, "e5", wait).unwrap();
+    h.drain();
+    let ask = h.last_sent("Accessibility.getFullAXTree").id;
+    h.reply(ask, &fresh_tree(56, "Stop"));
+    assert_eq!(resolved(&h, id).unwrap_err().code(), "stale_ref");
+
+    // No answer: a timeout at the deadline.
+    let id = h.sup.resolve_ref_fresh(h.now, "e3", wait).unwrap();
+    h.drain();
+    h.advance(2.5);
+    assert_eq!(resolved(&h, id).unwrap_err().code(), "timeout");
+
+    // The frame navigated: stale at once.
+    h.frame_navigated(OOPIF_S, "OOP", Some(PAGE), "http://b.test/2");
+    assert_eq!(
+        h.sup
+            .resolve_ref_fresh(h.now, "e5", wait)
+            .unwrap_err()
+            .code(),
+        "stale_ref"
+    );
+}

@@ -162,6 +162,22 @@ impl RefTable {
         self.merge_cap = None;
     }
 
+    /// `reference` names another DOM node now (its node was replaced by one with the same
+    /// role, name and nth): later snapshots and resolutions use the new one.
+    pub fn rebind(&mut self, reference: &str, backend_node_id: i64) {
+        let Some(n) = ref_number(reference) else {
+            return;
+        };
+        let Some(entry) = self.entries.get_mut(&n) else {
+            return;
+        };
+        let (frame, document) = (entry.target.frame_id.clone(), entry.document.clone());
+        if let Some(old) = entry.target.backend_node_id.replace(backend_node_id) {
+            self.last.remove(&(frame.clone(), document.clone(), old));
+        }
+        self.last.insert((frame, document, backend_node_id), n);
+    }
+
     /// What `e12` named in the last snapshot.
     pub fn lookup(&self, reference: &str) -> Option<&RefEntry> {
         self.entries.get(&ref_number(reference)?)

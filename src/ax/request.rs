@@ -96,7 +96,7 @@ pub enum AxError {
         why: String,
     },
     /// Too many snapshots are running already.
-    #[error("{limit} accessibility snapshots are already running; wait for one to finish")]
+    #[error("{limit} accessibility snapshots (or ref resolutions) are already running; wait for one to finish")]
     TooManyRunning {
         /// The cap.
         limit: usize,

@@ -108,6 +108,18 @@ pub(crate) fn resolve(tab: &Tab, reference: &str) -> Result<crate::ax::ResolvedR
     })
 }
 
+/// `getFullAXTree`'s params for a frame: `{}` for the root of its session (the top frame,
+/// an OOPIF), `{frameId}` for an in-process frame.
+pub(crate) fn tree_params(tab: &Tab, frame_id: &str) -> Option<Box<serde_json::value::RawValue>> {
+    let own_root = tab.page_target() == Some(frame_id)
+        || tab.frames.get(frame_id).is_some_and(|f| f.info.is_oopif);
+    if own_root {
+        to_raw(&json!({}))
+    } else {
+        to_raw(&json!({ "frameId": frame_id }))
+    }
+}
+
 fn failure(error: &CommandError, timeout_ms: u128) -> Failure {
     match error {
         CommandError::Timeout { method, .. } => Failure {
@@ -257,7 +269,6 @@ impl AxSnapshotFlow {
 
     /// Sends every frame's commands at once.
     fn send(&mut self, ctx: &mut FlowCtx<'_>, flow: FlowId) {
-        let top = ctx.tab.page_target().map(str::to_owned);
         let parents: Vec<Option<String>> = self
             .frames
             .iter()
@@ -280,13 +291,7 @@ impl AxSnapshotFlow {
             let Some(session) = frame_session(ctx.tab, id) else {
                 continue;
             };
-            let own_root = top.as_deref() == Some(id)
-                || ctx.tab.frames.get(id).is_some_and(|f| f.info.is_oopif);
-            let params = if own_root {
-                to_raw(&json!({}))
-            } else {
-                to_raw(&json!({ "frameId": id }))
-            };
+            let params = tree_params(ctx.tab, id);
             ctx.out.send_until(
                 Some(&session),
                 "Accessibility.getFullAXTree",

@@ -38,6 +38,7 @@
 
 pub(crate) mod attach;
 pub(crate) mod ax_snapshot;
+pub(crate) mod resolve_ref;
 
 use serde_json::value::RawValue;
 
@@ -90,6 +91,7 @@ pub(crate) type Reply<'a> = Result<Option<&'a RawValue>, CdpError>;
 pub(crate) enum AnyFlow {
     Attach(attach::AttachFlow),
     AxSnapshot(ax_snapshot::AxSnapshotFlow),
+    ResolveRef(resolve_ref::ResolveRefFlow),
 }
 
 impl AnyFlow {
@@ -103,6 +105,7 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.on_reply(ctx, step, cmd, reply),
             AnyFlow::AxSnapshot(f) => f.on_reply(ctx, step, cmd, reply),
+            AnyFlow::ResolveRef(f) => f.on_reply(ctx, step, cmd, reply),
         }
     }
 
@@ -116,6 +119,7 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.on_failed(ctx, step, cmd, error),
             AnyFlow::AxSnapshot(f) => f.on_failed(ctx, step, cmd, error),
+            AnyFlow::ResolveRef(f) => f.on_failed(ctx, step, cmd, error),
         }
     }
 
@@ -128,6 +132,7 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.on_event(ctx, session, event),
             AnyFlow::AxSnapshot(f) => f.on_event(ctx, session, event),
+            AnyFlow::ResolveRef(f) => f.on_event(ctx, session, event),
         }
     }
 
@@ -135,6 +140,7 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.deadline(),
             AnyFlow::AxSnapshot(f) => f.deadline(),
+            AnyFlow::ResolveRef(f) => f.deadline(),
         }
     }
 
@@ -142,6 +148,7 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.on_timeout(ctx, now),
             AnyFlow::AxSnapshot(f) => f.on_timeout(ctx, now),
+            AnyFlow::ResolveRef(f) => f.on_timeout(ctx, now),
         }
     }
 }
@@ -198,6 +205,14 @@ impl Flows {
         self.running
             .iter()
             .filter(|(_, f)| matches!(f, AnyFlow::AxSnapshot(_)))
+            .count()
+    }
+
+    /// How many fresh ref resolutions are running.
+    pub fn ref_resolutions(&self) -> usize {
+        self.running
+            .iter()
+            .filter(|(_, f)| matches!(f, AnyFlow::ResolveRef(_)))
             .count()
     }
 
