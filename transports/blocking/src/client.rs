@@ -24,7 +24,7 @@ use crate::{Snapshot, Value};
 /// Chromium) shows the methods below; each says what it adds.
 ///
 /// ```
-/// use cdp_supervisor_blocking::{Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+/// use cdp_supervisor_blocking::{Client, ClientError, CommandUpdate, DialogAction, DialogPolicy, Options};
 /// use serde_json::json;
 /// use std::time::Duration;
 /// let wait = Duration::from_secs(10);
@@ -41,8 +41,13 @@ use crate::{Snapshot, Value};
 /// assert!(pending.wait()?.contains("true"));
 /// // The accessibility outline with refs; a ref's node is reachable on its frame's session.
 /// client.command(None, "Page.navigate", json!({"url": "data:text/html,<button>OK</button>"}), wait)?;
-/// let ax = client.ax_snapshot(Default::default())?;
-/// let ok = ax.refs.iter().find(|r| r.role == "button").expect("the button has a ref");
+/// let mut ok = None;
+/// for _ in 0..50 {                                           // until the document is parsed
+///     ok = client.ax_snapshot(Default::default())?.refs.into_iter().find(|r| r.role == "button");
+///     if ok.is_some() { break; }
+///     std::thread::sleep(Duration::from_millis(100));
+/// }
+/// let ok = ok.ok_or(ClientError::Timeout { what: "the button's ref".into(), after: wait })?;
 /// client.command(Some(&ok.frame_id), "DOM.resolveNode", json!({"backendNodeId": ok.backend_node_id}), wait)?;
 /// client.set_policy(DialogPolicy::AutoDismiss)?;
 /// assert!(client.settle(DialogAction::Dismiss)?.is_empty()); // nothing pending

@@ -16,7 +16,7 @@
 //! reconnect waits for it within its own deadline.
 //!
 //! ```
-//! use cdp_supervisor_smol::{Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+//! use cdp_supervisor_smol::{Client, ClientError, CommandUpdate, DialogAction, DialogPolicy, Options};
 //! use serde_json::json;
 //! use std::time::Duration;
 //! smol::block_on(async {
@@ -38,8 +38,13 @@
 //!     // The accessibility outline with refs; a ref's node is reachable on its frame's session.
 //!     let button = json!({"url": "data:text/html,<button>OK</button>"});
 //!     client.command(None, "Page.navigate", button, wait).await?;
-//!     let ax = client.ax_snapshot(Default::default()).await?;
-//!     let ok = ax.refs.iter().find(|r| r.role == "button").expect("the button has a ref");
+//!     let mut ok = None;
+//!     for _ in 0..50 {                                       // until the document is parsed
+//!         ok = client.ax_snapshot(Default::default()).await?.refs.into_iter().find(|r| r.role == "button");
+//!         if ok.is_some() { break; }
+//!         smol::Timer::after(Duration::from_millis(100)).await;
+//!     }
+//!     let ok = ok.ok_or(ClientError::Timeout { what: "the button's ref".into(), after: wait })?;
 //!     let node = json!({"backendNodeId": ok.backend_node_id});
 //!     client.command(Some(&ok.frame_id), "DOM.resolveNode", node, wait).await?;
 //!     client.set_policy(DialogPolicy::AutoDismiss).await?;
