@@ -120,26 +120,26 @@ pub(crate) fn tree_params(tab: &Tab, frame_id: &str) -> Option<Box<serde_json::v
     }
 }
 
-fn failure(error: &CommandError, timeout_ms: u128) -> Failure {
+/// The stable code of a command's failure.
+pub(crate) fn error_code(error: &CommandError) -> &'static str {
     match error {
-        CommandError::Timeout { method, .. } => Failure {
-            reason: format!(
-                "{method} got no reply within the snapshot's budget of {timeout_ms} ms"
-            ),
-            code: "timeout",
-        },
-        CommandError::SessionGone { .. } => Failure {
-            reason: error.to_string(),
-            code: "session_gone",
-        },
-        CommandError::Disconnected { .. } => Failure {
-            reason: error.to_string(),
-            code: "disconnected",
-        },
-        _ => Failure {
-            reason: error.to_string(),
-            code: "cdp_error",
-        },
+        CommandError::Timeout { .. } => "timeout",
+        CommandError::SessionGone { .. } => "session_gone",
+        CommandError::Disconnected { .. } => "disconnected",
+        _ => "cdp_error",
+    }
+}
+
+fn failure(error: &CommandError, timeout_ms: u128) -> Failure {
+    let reason = match error {
+        CommandError::Timeout { method, .. } => {
+            format!("{method} got no reply within the snapshot's budget of {timeout_ms} ms")
+        }
+        _ => error.to_string(),
+    };
+    Failure {
+        reason,
+        code: error_code(error),
     }
 }
 

@@ -7,7 +7,7 @@
 //! 3. [`resolve_in_tree`] on the reply; a node found under another id is rebound in the
 //!    tab's ref table, so the ref names it from now on.
 
-use super::ax_snapshot::{resolve, tree_params};
+use super::ax_snapshot::{error_code, resolve, tree_params};
 use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
 use crate::ax::{resolve_in_tree, AxError, AxNode, AxRef, ResolvedRef};
 use crate::cdp::CdpEvent;
@@ -131,13 +131,7 @@ impl ResolveRefFlow {
         _cmd: InFlight,
         error: CommandError,
     ) -> FlowStatus {
-        let code = match error {
-            CommandError::Timeout { .. } => "timeout",
-            CommandError::SessionGone { .. } => "session_gone",
-            CommandError::Disconnected { .. } => "disconnected",
-            _ => "cdp_error",
-        };
-        let error = self.unavailable(error.to_string(), code);
+        let error = self.unavailable(error.to_string(), error_code(&error));
         self.finish(ctx, Err(error))
     }
 
