@@ -82,6 +82,13 @@ impl Outbox {
         id
     }
 
+    /// A fresh id from the command ids' sequence, for a call whose outcome is an event of
+    /// its own (a flow's result), so it never equals a command's id.
+    pub fn reserve_id(&mut self) -> u64 {
+        self.last_command_id += 1;
+        self.last_command_id
+    }
+
     /// Queues an event for the embedder.
     pub fn emit(&mut self, event: Event) {
         self.events.push_back(event);

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 
+use crate::ax::{AxError, AxOptions, ResolvedRef};
 use crate::bridge;
 use crate::cascade::{Cascade, Removal};
 use crate::cdp::{self, CdpEvent};
@@ -22,6 +23,8 @@ use crate::dialogs::Dialogs;
 use crate::error::{CommandError, DialogError, InputError, SessionGoneReason};
 use crate::event::{Event, Output, Warning};
 use crate::flow::attach::{AttachFlow, ATTACH};
+use crate::flow::ax_snapshot::{self, AxSnapshotFlow};
+use crate::flow::resolve_ref::ResolveRefFlow;
 use crate::flow::{AnyFlow, FlowCtx, FlowStatus, Flows};
 use crate::outbox::Outbox;
 use crate::session::TargetKind;
@@ -368,6 +371,80 @@ impl Supervisor {
         }
     }
 
+    /// Starts an accessibility snapshot of the whole tab, OOPIFs included (see
+    /// [`crate::ax`] and [`crate::manual::rules`], accessibility). Its outcome arrives as
+    /// exactly one [`Event::AxSnapshot`] under the returned id, within `options.timeout`.
+    ///
+    /// ```
+    /// use cdp_supervisor::{ax::{AxError, AxOptions}, Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// assert_eq!(sup.ax_snapshot(0.0, AxOptions::default()).unwrap_err(), AxError::NotAttached);
+    /// ```
+    pub fn ax_snapshot(&mut self, now: f64, options: AxOptions) -> Result<CommandId, AxError> {
+        self.out.advance(now);
+        let limit = crate::limits::MAX_AX_SNAPSHOTS_RUNNING;
+        if self.flows.ax_snapshots() >= limit {
+            return Err(AxError::TooManyRunning { limit });
+        }
+        let id = self.flows.next_id();
+        let flow = {
+            let mut cascade = self.cascade();
+            let (_, mut ctx) = cascade.flow_ctx();
+            AxSnapshotFlow::start(&mut ctx, id, &options)?
+        };
+        let outcome_id = flow.command_id();
+        self.flows.start(id, AnyFlow::AxSnapshot(flow));
+        Ok(outcome_id)
+    }
+
+    /// Resolves a ref of the last accessibility snapshot to its node now: the frame, the
+    /// session to send commands on and the `backendNodeId`; a `stale_ref` error when its
+    /// frame navigated or went away (take a new snapshot).
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// let sup = Supervisor::new(Config::default());
+    /// assert_eq!(sup.resolve_ref("e1").unwrap_err().code(), "stale_ref");
+    /// ```
+    pub fn resolve_ref(&self, reference: &str) -> Result<ResolvedRef, AxError> {
+        ax_snapshot::resolve(&self.tab, reference)
+    }
+
+    /// Resolves a ref against a fresh tree of its frame: its node if it is still shown,
+    /// else the node with the same `(role, name, nth)` (a re-render replaced it; the ref
+    /// names that node from now on), else `stale_ref`. The outcome arrives as exactly one
+    /// [`Event::RefResolved`] under the returned id, within `timeout`; a ref whose frame
+    /// navigated or went away fails at once.
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// use std::time::Duration;
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let e = sup.resolve_ref_fresh(0.0, "e1", Duration::from_secs(5)).unwrap_err();
+    /// assert_eq!(e.code(), "stale_ref");
+    /// ```
+    pub fn resolve_ref_fresh(
+        &mut self,
+        now: f64,
+        reference: &str,
+        timeout: Duration,
+    ) -> Result<CommandId, AxError> {
+        self.out.advance(now);
+        let limit = crate::limits::MAX_REF_RESOLUTIONS_RUNNING;
+        if self.flows.ref_resolutions() >= limit {
+            return Err(AxError::TooManyRunning { limit });
+        }
+        let id = self.flows.next_id();
+        let flow = {
+            let mut cascade = self.cascade();
+            let (_, mut ctx) = cascade.flow_ctx();
+            ResolveRefFlow::start(&mut ctx, id, reference, timeout)?
+        };
+        let outcome_id = flow.command_id();
+        self.flows.start(id, AnyFlow::ResolveRef(flow));
+        Ok(outcome_id)
+    }
+
     /// The page session, once attached.
     pub fn page_session_id(&self) -> Option<&str> {
         self.tab.page_session()
@@ -682,8 +759,9 @@ impl Supervisor {
     ) -> Option<R> {
         let mut r = None;
         self.cascade().with_flow(ATTACH, |flow, ctx| {
-            let AnyFlow::Attach(attach) = flow;
-            r = Some(f(attach, ctx));
+            if let AnyFlow::Attach(attach) = flow {
+                r = Some(f(attach, ctx));
+            }
             FlowStatus::Running
         });
         r

@@ -37,6 +37,8 @@
 //! [`Event`]: crate::Event
 
 pub(crate) mod attach;
+pub(crate) mod ax_snapshot;
+pub(crate) mod resolve_ref;
 
 use serde_json::value::RawValue;
 
@@ -77,7 +79,6 @@ pub(crate) struct FlowCtx<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FlowStatus {
     Running,
-    #[allow(dead_code)] // the attach flow runs for the supervisor's life
     Done,
 }
 
@@ -89,6 +90,8 @@ pub(crate) type Reply<'a> = Result<Option<&'a RawValue>, CdpError>;
 #[derive(Debug)]
 pub(crate) enum AnyFlow {
     Attach(attach::AttachFlow),
+    AxSnapshot(ax_snapshot::AxSnapshotFlow),
+    ResolveRef(resolve_ref::ResolveRefFlow),
 }
 
 impl AnyFlow {
@@ -101,6 +104,8 @@ impl AnyFlow {
     ) -> Result<FlowStatus, crate::error::InputError> {
         match self {
             AnyFlow::Attach(f) => f.on_reply(ctx, step, cmd, reply),
+            AnyFlow::AxSnapshot(f) => f.on_reply(ctx, step, cmd, reply),
+            AnyFlow::ResolveRef(f) => f.on_reply(ctx, step, cmd, reply),
         }
     }
 
@@ -113,6 +118,8 @@ impl AnyFlow {
     ) -> FlowStatus {
         match self {
             AnyFlow::Attach(f) => f.on_failed(ctx, step, cmd, error),
+            AnyFlow::AxSnapshot(f) => f.on_failed(ctx, step, cmd, error),
+            AnyFlow::ResolveRef(f) => f.on_failed(ctx, step, cmd, error),
         }
     }
 
@@ -124,18 +131,24 @@ impl AnyFlow {
     ) -> FlowStatus {
         match self {
             AnyFlow::Attach(f) => f.on_event(ctx, session, event),
+            AnyFlow::AxSnapshot(f) => f.on_event(ctx, session, event),
+            AnyFlow::ResolveRef(f) => f.on_event(ctx, session, event),
         }
     }
 
     pub fn deadline(&self) -> Option<f64> {
         match self {
             AnyFlow::Attach(f) => f.deadline(),
+            AnyFlow::AxSnapshot(f) => f.deadline(),
+            AnyFlow::ResolveRef(f) => f.deadline(),
         }
     }
 
     pub fn on_timeout(&mut self, ctx: &mut FlowCtx<'_>, now: f64) -> FlowStatus {
         match self {
             AnyFlow::Attach(f) => f.on_timeout(ctx, now),
+            AnyFlow::AxSnapshot(f) => f.on_timeout(ctx, now),
+            AnyFlow::ResolveRef(f) => f.on_timeout(ctx, now),
         }
     }
 }
@@ -152,7 +165,6 @@ pub(crate) struct Flows {
 
 impl Flows {
     /// A fresh id for a per-call flow (ids below [`FIRST_DYNAMIC`] are the singletons').
-    #[allow(dead_code)] // for the per-call flows to come
     pub fn next_id(&mut self) -> FlowId {
         self.last_id = self.last_id.max(FIRST_DYNAMIC) + 1;
         FlowId(self.last_id)
@@ -186,6 +198,22 @@ impl Flows {
     ) {
         self.running
             .retain_mut(|(_, flow)| flow.on_event(ctx, session, event) == FlowStatus::Running);
+    }
+
+    /// How many accessibility snapshots are running.
+    pub fn ax_snapshots(&self) -> usize {
+        self.running
+            .iter()
+            .filter(|(_, f)| matches!(f, AnyFlow::AxSnapshot(_)))
+            .count()
+    }
+
+    /// How many fresh ref resolutions are running.
+    pub fn ref_resolutions(&self) -> usize {
+        self.running
+            .iter()
+            .filter(|(_, f)| matches!(f, AnyFlow::ResolveRef(_)))
+            .count()
     }
 
     pub fn ids(&self) -> Vec<FlowId> {

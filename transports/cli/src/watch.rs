@@ -302,6 +302,20 @@ fn handle_line<'scope>(
                 });
             });
         }
+        Command::AxSnapshot(options) => {
+            scope.spawn(move || {
+                emit(&match client.ax_snapshot(options) {
+                    Ok(ax) => {
+                        result_line(&id, "ax", serde_json::to_value(ax).unwrap_or(Value::Null))
+                    }
+                    Err(ClientError::Ax(e)) => typed(
+                        "error",
+                        &json!({ "id": id, "message": e.to_string(), "code": e.code() }),
+                    ),
+                    Err(e) => error_line(&id, &e.to_string()),
+                });
+            });
+        }
         Command::Stop => {
             let _ = client.stop();
             emit(&result_line(&id, "stopped", Value::Bool(true)));

@@ -304,6 +304,18 @@ fn assert_browser_gone(port: u16, profile: &std::path::Path) {
     }
 }
 
+/// Waits for the diff that shows the demo's nested OOPIF and returns its frame id.
+fn nested_oopif_id(cli: &mut Sidecar) -> Value {
+    cli.expect("the nested OOPIF", |v| {
+        v["type"] == "diff"
+            && v["frame"]["is_oopif"] == true
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/nested"))
+    })["frame"]["frame_id"]
+        .clone()
+}
+
 fn is_result(id: i64) -> impl Fn(&Value) -> bool {
     move |v| v["id"] == json!(id) && (v["type"] == "result" || v["type"] == "error")
 }
@@ -331,14 +343,7 @@ fn watch_through_stdin() {
     cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
     let r = cli.expect("navigate result", is_result(1));
     assert_eq!(r["type"], "result", "{r}");
-    let nested = cli.expect("the nested OOPIF", |v| {
-        v["type"] == "diff"
-            && v["frame"]["is_oopif"] == true
-            && v["frame"]["url"]
-                .as_str()
-                .is_some_and(|u| u.ends_with("/nested"))
-    })["frame"]["frame_id"]
-        .clone();
+    let nested = nested_oopif_id(&mut cli);
 
     cli.send(
         json!({"id": 2, "cmd": "cdp", "method": "Runtime.evaluate", "frame_id": nested,
@@ -411,6 +416,81 @@ fn watch_through_stdin() {
         .map(|d| d["message"].as_str().unwrap())
         .collect();
     assert_eq!(messages, ["from the cli", "left open"]);
+}
+
+/// `ax_snapshot` through stdin: the demo's four frames, each heading with a ref and its
+/// own frame, the nested OOPIF's included; a frame budget names the frames beyond it; a
+/// stale ref is an error line with its code.
+#[test]
+fn watch_ax_snapshot_sees_every_frame() {
+    let Some(browser) = browser_or_skip("cli-ax") else {
+        return;
+    };
+    let site = DemoSite::start().unwrap();
+    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
+    cli.expect("navigate result", is_result(1));
+    let nested = nested_oopif_id(&mut cli);
+    let heading = |ax: &Value, name: &str| {
+        ax["refs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["role"] == "heading" && r["name"] == name)
+            .cloned()
+    };
+    let end = Instant::now() + WAIT;
+    let mut id = 10;
+    let ax = loop {
+        id += 1;
+        cli.send(json!({"id": id, "cmd": "ax_snapshot", "timeout_ms": 5000}));
+        let r = cli.expect("ax result", is_result(id));
+        assert_eq!(r["type"], "result", "{r}");
+        let ax = r["ax"].clone();
+        if [
+            "cdp-supervise demo",
+            "srcdoc frame",
+            "cross frame",
+            "nested frame",
+        ]
+        .iter()
+        .all(|n| heading(&ax, n).is_some())
+        {
+            break ax;
+        }
+        assert!(Instant::now() < end, "never all four: {ax}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let deep = heading(&ax, "nested frame").unwrap();
+    assert_eq!(deep["frame_id"], nested);
+    assert!(ax["text"]
+        .as_str()
+        .unwrap()
+        .contains("- heading \"nested frame\" [level=1] [ref="));
+    assert_eq!(ax["truncated"], false);
+
+    cli.send(json!({"id": 2, "cmd": "ax_snapshot", "max_frames": 2}));
+    let r = cli.expect("budget result", is_result(2));
+    let left = r["ax"]["frames_left_out"].as_array().unwrap();
+    assert_eq!(left.len(), 2, "{r}");
+    let reasons: Vec<&str> = left.iter().map(|f| f["reason"].as_str().unwrap()).collect();
+    assert!(reasons[0].contains("frame budget of 2"), "{reasons:?}");
+    assert!(reasons[1].contains("parent frame"), "{reasons:?}");
+    assert_eq!(left[1]["frame_id"], nested);
+
+    cli.send(json!({"id": 3, "cmd": "ax_snapshot", "ref": "e99999"}));
+    let e = cli.expect("stale ref", is_result(3));
+    assert_eq!(
+        (e["type"].as_str(), e["code"].as_str()),
+        (Some("error"), Some("stale_ref")),
+        "{e}"
+    );
+    cli.send(json!({"id": 4, "cmd": "stop"}));
+    cli.expect("stopped", is_result(4));
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
 }
 
 /// SPEC §8, the rest of the protocol: `--policy` and `--dialog-timeout` on the command

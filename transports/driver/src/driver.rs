@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use cdp_supervisor::ax::{AxError, AxOptions, AxSnapshot};
 use cdp_supervisor::{
     ClosedDialog, CommandError, Config, DialogAction, DialogError, DialogPolicy, Diff, Event,
     PageInfo, PageState, Snapshot, Supervisor,
@@ -227,6 +228,13 @@ pub enum Request {
     },
     /// Settle dialogs (dismiss), wait for them to close, disconnect, end the loop.
     Stop(Reply<()>),
+    /// An accessibility snapshot of the whole tab, OOPIFs included.
+    AxSnapshot {
+        /// Its budgets and scope.
+        options: AxOptions,
+        /// The outcome.
+        reply: Reply<Result<AxSnapshot, AxError>>,
+    },
 }
 
 impl Request {
@@ -303,6 +311,7 @@ impl std::fmt::Debug for Request {
             Request::Subscribe { .. } => "Subscribe",
             Request::WaitAttached { .. } => "WaitAttached",
             Request::Stop(_) => "Stop",
+            Request::AxSnapshot { .. } => "AxSnapshot",
         };
         f.write_str(name)
     }
@@ -337,6 +346,8 @@ pub struct Driver {
     recorder: Option<Recorder>,
     commands: HashMap<u64, Updates>,
     dialogs: HashMap<u64, Reply<DialogOutcome>>,
+    /// Callers waiting for an accessibility snapshot, by its id.
+    ax_snapshots: HashMap<u64, Reply<Result<AxSnapshot, AxError>>>,
     settles: Vec<SettleGroup>,
     subscribers: Vec<Subscriber>,
     settle_timeout: Duration,
@@ -378,6 +389,7 @@ impl Driver {
             recorder,
             commands: HashMap::new(),
             dialogs: HashMap::new(),
+            ax_snapshots: HashMap::new(),
             settles: Vec::new(),
             subscribers: Vec::new(),
             settle_timeout: options.settle_timeout,
@@ -575,6 +587,12 @@ impl Driver {
                 }
                 registered(());
             }
+            Request::AxSnapshot { options, reply } => match self.sup.ax_snapshot(now, options) {
+                Ok(id) => {
+                    self.ax_snapshots.insert(id.0, reply);
+                }
+                Err(e) => reply(Err(e)),
+            },
             Request::Stop(reply) => match self.stopping.as_mut() {
                 Some(replies) => replies.push(reply),
                 None => {
@@ -758,6 +776,11 @@ impl Driver {
                         reply(outcome.clone());
                     }
                     self.settled(id.0, outcome.clone());
+                }
+                Event::AxSnapshot { id, outcome } => {
+                    if let Some(reply) = self.ax_snapshots.remove(&id.0) {
+                        reply(outcome.clone());
+                    }
                 }
                 Event::Warning(warning) => debug(&format!("warning: {warning}")),
                 Event::Diff(Diff::Page { page }) => self.page = page.clone(),

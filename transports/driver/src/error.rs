@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use cdp_supervisor::ax::AxError;
 use cdp_supervisor::{CommandError, DialogError};
 
 use crate::endpoint::EndpointError;
@@ -38,6 +39,9 @@ pub enum ClientError {
     /// The command failed (the core's error, with what to do).
     #[error(transparent)]
     Command(#[from] CommandError),
+    /// The accessibility snapshot or its ref failed (the core's error, with its code).
+    #[error(transparent)]
+    Ax(#[from] AxError),
     /// The dialog could not be answered.
     #[error(transparent)]
     Dialog(#[from] DialogError),
