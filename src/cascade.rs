@@ -136,6 +136,11 @@ impl Cascade<'_> {
         flows.offer_event(&mut ctx, session, event);
     }
 
+    /// The flows, and what a flow may use beside them (also to start a flow).
+    pub fn flow_ctx(&mut self) -> (&mut Flows, FlowCtx<'_>) {
+        self.for_flows()
+    }
+
     /// The flows, and what a flow may use beside them.
     fn for_flows(&mut self) -> (&mut Flows, FlowCtx<'_>) {
         let ctx = FlowCtx {

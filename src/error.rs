@@ -123,15 +123,6 @@ pub enum CommandError {
         /// The method.
         method: String,
     },
-    /// A ref of the accessibility snapshot that no longer names a node: unknown, from an
-    /// older snapshot, its frame navigated or its node is gone.
-    #[error("ref {reference} is stale ({reason}); take a new snapshot and use its refs")]
-    StaleRef {
-        /// The ref given (`e12`), or the node (`backend node 12`).
-        reference: String,
-        /// Why.
-        reason: String,
-    },
 }
 
 /// Why a dialog could not be answered.

@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::ax::AxError;
 use crate::error::CommandError;
 use crate::snapshot::PendingDialog;
 
@@ -204,6 +205,15 @@ pub enum EvalError {
         /// The dialog in the way.
         dialog: Box<PendingDialog>,
     },
+    /// The element is gone: its ref's frame navigated or went away, or its node no longer
+    /// exists.
+    #[error("{reference} is stale: {why}; take a new snapshot and use its refs")]
+    StaleRef {
+        /// The ref given (`ref e12`), or the node (`backend node 12`).
+        reference: String,
+        /// Why, in words.
+        why: String,
+    },
     /// The in-process frame has no default execution context yet (its document is still
     /// loading, or it has no script at all).
     #[error("frame {frame_id} has no JavaScript context yet (its document is still loading); retry in a moment")]
@@ -239,6 +249,7 @@ impl EvalError {
             EvalError::Cancelled { .. } => "cancelled",
             EvalError::Exception { .. } => "exception",
             EvalError::Blocked { .. } => "blocked",
+            EvalError::StaleRef { .. } => "stale_ref",
             EvalError::NoContext { .. } => "no_context",
             EvalError::BadRequest { .. } => "bad_request",
             EvalError::Command(e) => command_code(e),
@@ -259,6 +270,25 @@ impl EvalError {
     }
 }
 
+/// A ref that could not be resolved (see [`crate::ax::resolve_ref`]).
+impl From<AxError> for EvalError {
+    fn from(e: AxError) -> Self {
+        match e {
+            AxError::StaleRef { reference, why } => EvalError::StaleRef {
+                reference: format!("ref {reference}"),
+                why,
+            },
+            AxError::NotAttached => EvalError::Command(CommandError::NotAttached),
+            AxError::UnknownFrame { frame_id } => {
+                EvalError::Command(CommandError::UnknownFrame { frame_id })
+            }
+            other => EvalError::BadRequest {
+                message: other.to_string(),
+            },
+        }
+    }
+}
+
 impl From<CommandError> for EvalError {
     fn from(e: CommandError) -> Self {
         EvalError::Command(e)
@@ -273,7 +303,6 @@ fn command_code(e: &CommandError) -> &'static str {
         CommandError::SessionGone { .. } => "session_gone",
         CommandError::Disconnected { .. } => "disconnected",
         CommandError::UnknownFrame { .. } => "no_such_frame",
-        CommandError::StaleRef { .. } => "stale_ref",
         CommandError::NotAttached => "not_attached",
         CommandError::TooManyInFlight { .. } => "busy",
         CommandError::NotAnOopif { .. } | CommandError::ParamsNotObject { .. } => "bad_request",

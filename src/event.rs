@@ -1,5 +1,6 @@
 //! What comes out of the supervisor: [`Output`], [`Event`] and [`Warning`].
 
+use crate::ax::{AxError, AxSnapshot, ResolvedRef};
 use crate::command::CommandId;
 use crate::error::{CommandError, DialogError};
 use crate::evaluate::{EvalError, EvalValue};
@@ -55,6 +56,24 @@ pub enum Event {
         id: CommandId,
         /// The outcome.
         outcome: Result<EvalValue, EvalError>,
+    },
+    /// The one outcome of
+    /// [`Supervisor::ax_snapshot`](crate::Supervisor::ax_snapshot): the outline with its
+    /// refs, or why not.
+    AxSnapshot {
+        /// The snapshot's id, as `ax_snapshot` returned it.
+        id: CommandId,
+        /// The outcome.
+        outcome: Result<AxSnapshot, AxError>,
+    },
+    /// The one outcome of
+    /// [`Supervisor::resolve_ref_fresh`](crate::Supervisor::resolve_ref_fresh): where the
+    /// ref's node is now, or why it is stale.
+    RefResolved {
+        /// The call's id, as `resolve_ref_fresh` returned it.
+        id: CommandId,
+        /// The outcome.
+        outcome: Result<ResolvedRef, AxError>,
     },
     /// Something the embedder may want to log (or, for
     /// [`Warning::ForgedBridgeRequest`], act on).

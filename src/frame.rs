@@ -19,6 +19,10 @@ pub(crate) struct Frame {
     pub owner_session: String,
     /// Knowledge order, for the frame tree view.
     pub seq: u64,
+    /// The frame's current document: a number new on the frame's insertion and on each
+    /// cross-document navigation (`Page.frameNavigated`), never reused (the accessibility
+    /// refs of an older document are stale).
+    pub document: u64,
 }
 
 /// Every known frame of the tab, indexed by id, by knowledge order and by parent, so that
@@ -93,6 +97,19 @@ impl Frames {
         self.by_id.len()
     }
 
+    /// A cross-document navigation of `id`: it gets a new document number.
+    pub fn new_document(&mut self, id: &str) {
+        if let Some(frame) = self.by_id.get_mut(id) {
+            frame.document = self.next_seq;
+            self.next_seq += 1;
+        }
+    }
+
+    /// The direct children of `id`, in id order.
+    pub fn children_of(&self, id: &str) -> impl Iterator<Item = &String> {
+        self.children.get(id).into_iter().flatten()
+    }
+
     /// Inserts a new frame at the end of the knowledge order.
     /// Adds a frame; with `info.is_oopif`, its own session (`info.session_id`) owns it.
     pub fn insert(&mut self, mut info: FrameInfo, mut owner_session: String) {
@@ -118,6 +135,7 @@ impl Frames {
                 info,
                 owner_session,
                 seq,
+                document: seq,
             },
         );
     }

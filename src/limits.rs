@@ -37,6 +37,12 @@ pub const DEFAULT_MAX_COMMANDS_IN_FLIGHT: usize = 1_024;
 /// Execution contexts remembered per session, and frames whose latest default context a
 /// session remembers (the oldest is forgotten).
 pub const MAX_CONTEXTS_PER_SESSION: usize = 32;
+/// Accessibility snapshots running at once at most (each bounded by its own deadline); one
+/// more fails at once.
+pub const MAX_AX_SNAPSHOTS_RUNNING: usize = 8;
+/// Fresh ref resolutions running at once at most (each bounded by its own deadline); one
+/// more fails at once.
+pub const MAX_REF_RESOLUTIONS_RUNNING: usize = 64;
 /// `handle_timeout` calls one replay step makes at most (a guard against a busy loop).
 pub const MAX_TIMEOUTS_PER_REPLAY_STEP: usize = 100_000;
 

@@ -82,9 +82,9 @@ impl Outbox {
         id
     }
 
-    /// A fresh id from the command ids' sequence, for a job that answers the embedder
-    /// without being one command (an evaluate): it never equals a command's id.
-    pub fn next_id(&mut self) -> u64 {
+    /// A fresh id from the command ids' sequence, for a call whose outcome is an event of
+    /// its own (a flow's result), so it never equals a command's id.
+    pub fn reserve_id(&mut self) -> u64 {
         self.last_command_id += 1;
         self.last_command_id
     }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 
-use crate::ax::RefTable;
+use crate::ax::{AxError, AxOptions, ResolvedRef};
 use crate::bridge;
 use crate::cascade::{Cascade, Removal};
 use crate::cdp::{self, CdpEvent};
@@ -21,10 +21,12 @@ use crate::config::Config;
 use crate::dialog::{Answer, DialogAction, DialogPolicy};
 use crate::dialogs::Dialogs;
 use crate::error::{CommandError, DialogError, InputError, SessionGoneReason};
-use crate::evaluate::{EvalError, Evaluation};
+use crate::evaluate::{Element, EvalError, Evaluation};
 use crate::event::{Event, Output, Warning};
 use crate::flow::attach::{AttachFlow, ATTACH};
+use crate::flow::ax_snapshot::{self, AxSnapshotFlow};
 use crate::flow::evaluate::EvaluateFlow;
+use crate::flow::resolve_ref::ResolveRefFlow;
 use crate::flow::{AnyFlow, FlowCtx, FlowStatus, Flows};
 use crate::outbox::Outbox;
 use crate::session::TargetKind;
@@ -61,8 +63,6 @@ pub struct Supervisor {
     bridge_script: Option<String>,
     /// A planned stop's grace deadline, once `begin_stop` was called.
     stop_deadline: Option<f64>,
-    /// The refs of the last accessibility snapshot, for evaluates on a ref.
-    refs: RefTable,
 }
 
 impl Supervisor {
@@ -78,7 +78,6 @@ impl Supervisor {
             flows,
             bridge_script: config.bridge.as_ref().map(|b| bridge::script(&b.token)),
             stop_deadline: None,
-            refs: RefTable::default(),
             config,
         }
     }
@@ -273,9 +272,13 @@ impl Supervisor {
     /// ```
     pub fn evaluate(&mut self, now: f64, request: &Evaluation) -> Result<CommandId, EvalError> {
         self.out.advance(now);
-        let plan = crate::flow::evaluate::plan(&self.tab, &self.refs, request)?;
+        let resolved = match &request.element {
+            Some(Element::Ref(r)) => Some(self.resolve_ref(r)?),
+            _ => None,
+        };
+        let plan = crate::flow::evaluate::plan(&self.tab, resolved, request)?;
         let limit = self.config.max_commands_in_flight;
-        if self.flows.len() > limit {
+        if self.flows.evaluations() >= limit {
             return Err(CommandError::TooManyInFlight { limit }.into());
         }
         // A script cannot run while a dialog shows.
@@ -284,7 +287,7 @@ impl Supervisor {
             return Err(EvalError::Blocked { dialog });
         }
         let at_start = self.dialogs.newest_pending().map(str::to_owned);
-        let id = CommandId(self.out.next_id());
+        let id = CommandId(self.out.reserve_id());
         let flow_id = self.flows.next_id();
         let flow = EvaluateFlow::new(flow_id, id, plan, request, self.out.now(), at_start);
         self.flows.start(flow_id, AnyFlow::Evaluate(flow));
@@ -419,6 +422,80 @@ impl Supervisor {
                 self.dialogs.wedged(),
             ),
         }
+    }
+
+    /// Starts an accessibility snapshot of the whole tab, OOPIFs included (see
+    /// [`crate::ax`] and [`crate::manual::rules`], accessibility). Its outcome arrives as
+    /// exactly one [`Event::AxSnapshot`] under the returned id, within `options.timeout`.
+    ///
+    /// ```
+    /// use cdp_supervisor::{ax::{AxError, AxOptions}, Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// assert_eq!(sup.ax_snapshot(0.0, AxOptions::default()).unwrap_err(), AxError::NotAttached);
+    /// ```
+    pub fn ax_snapshot(&mut self, now: f64, options: AxOptions) -> Result<CommandId, AxError> {
+        self.out.advance(now);
+        let limit = crate::limits::MAX_AX_SNAPSHOTS_RUNNING;
+        if self.flows.ax_snapshots() >= limit {
+            return Err(AxError::TooManyRunning { limit });
+        }
+        let id = self.flows.next_id();
+        let flow = {
+            let mut cascade = self.cascade();
+            let (_, mut ctx) = cascade.flow_ctx();
+            AxSnapshotFlow::start(&mut ctx, id, &options)?
+        };
+        let outcome_id = flow.command_id();
+        self.flows.start(id, AnyFlow::AxSnapshot(flow));
+        Ok(outcome_id)
+    }
+
+    /// Resolves a ref of the last accessibility snapshot to its node now: the frame, the
+    /// session to send commands on and the `backendNodeId`; a `stale_ref` error when its
+    /// frame navigated or went away (take a new snapshot).
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// let sup = Supervisor::new(Config::default());
+    /// assert_eq!(sup.resolve_ref("e1").unwrap_err().code(), "stale_ref");
+    /// ```
+    pub fn resolve_ref(&self, reference: &str) -> Result<ResolvedRef, AxError> {
+        ax_snapshot::resolve(&self.tab, reference)
+    }
+
+    /// Resolves a ref against a fresh tree of its frame: its node if it is still shown,
+    /// else the node with the same `(role, name, nth)` (a re-render replaced it; the ref
+    /// names that node from now on), else `stale_ref`. The outcome arrives as exactly one
+    /// [`Event::RefResolved`] under the returned id, within `timeout`; a ref whose frame
+    /// navigated or went away fails at once.
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// use std::time::Duration;
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let e = sup.resolve_ref_fresh(0.0, "e1", Duration::from_secs(5)).unwrap_err();
+    /// assert_eq!(e.code(), "stale_ref");
+    /// ```
+    pub fn resolve_ref_fresh(
+        &mut self,
+        now: f64,
+        reference: &str,
+        timeout: Duration,
+    ) -> Result<CommandId, AxError> {
+        self.out.advance(now);
+        let limit = crate::limits::MAX_REF_RESOLUTIONS_RUNNING;
+        if self.flows.ref_resolutions() >= limit {
+            return Err(AxError::TooManyRunning { limit });
+        }
+        let id = self.flows.next_id();
+        let flow = {
+            let mut cascade = self.cascade();
+            let (_, mut ctx) = cascade.flow_ctx();
+            ResolveRefFlow::start(&mut ctx, id, reference, timeout)?
+        };
+        let outcome_id = flow.command_id();
+        self.flows.start(id, AnyFlow::ResolveRef(flow));
+        Ok(outcome_id)
     }
 
     /// The page session, once attached.

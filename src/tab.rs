@@ -9,6 +9,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use crate::ax::RefTable;
 use crate::cdp::{self, CdpEvent};
 use crate::console::{console_level, exception_text};
 use crate::dialogs::TabView;
@@ -64,6 +65,9 @@ pub(crate) struct Tab {
     pub sessions: Sessions,
     pub frames: Frames,
     pub console_errors: VecDeque<Arc<ConsoleEntry>>,
+    /// The refs of the last accessibility snapshot (bounded by it: each snapshot replaces
+    /// them).
+    pub ax_refs: RefTable,
 }
 
 /// Methods that run script in a session's default context: sent to an in-process
@@ -274,6 +278,9 @@ impl Tab {
             self.change_frame(out, &id, change, owner);
         } else if room {
             self.insert_frame(out, info, session);
+        }
+        if navigated {
+            self.frames.new_document(&id);
         }
         if navigated && self.page_target() == Some(id.as_str()) {
             // A crashed tab that navigates has a new renderer.

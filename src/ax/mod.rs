@@ -15,12 +15,17 @@
 mod node;
 mod outline;
 mod refs;
+mod request;
 mod resolve;
 
 pub use node::{AxNode, AxStates};
 pub use outline::{build_outline, FrameAx, Outline, OutlineLimits, DEFAULT_MAX_NODES};
 pub use refs::{ref_number, AxRef, RefEntry, RefTable};
-pub use resolve::resolve_ref;
+pub use request::{
+    AxError, AxOptions, DEFAULT_AX_TIMEOUT, DEFAULT_MAX_AX_FRAMES, DEFAULT_MAX_OOPIF_DEPTH,
+    MAX_AX_FRAMES, MAX_AX_REFS,
+};
+pub use resolve::{resolve_in_tree, resolve_ref, FrameNow, ResolvedRef};
 
 use serde::{Deserialize, Serialize};
 

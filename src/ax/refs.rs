@@ -5,7 +5,7 @@
 //! a re-snapshot; a new node gets the next number. Numbers are never reused, so a ref an agent
 //! kept from an older snapshot can never point at a different node: it resolves or it is stale.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -65,8 +65,10 @@ pub struct RefTable {
     next: u64,
     last: HashMap<NodeKey, u64>,
     building: HashMap<NodeKey, u64>,
-    entries: HashMap<u64, RefEntry>,
+    entries: BTreeMap<u64, RefEntry>,
     building_entries: HashMap<u64, RefEntry>,
+    /// Set for a scoped snapshot: its commit keeps the other refs, up to this many.
+    merge_cap: Option<usize>,
 }
 
 /// Reads `e12` as 12.
@@ -109,17 +111,71 @@ impl RefTable {
         self.building_entries.insert(number, entry);
     }
 
+    /// Makes the next [`RefTable::commit`] keep the refs it does not replace (a snapshot
+    /// scoped to one frame or subtree), keeping at most `cap` refs: beyond it the oldest
+    /// numbers go.
+    ///
+    /// ```
+    /// use cdp_supervisor::ax::{AxRef, RefEntry, RefTable};
+    /// let mut table = RefTable::default();
+    /// let entry = |n: u64, b: i64| RefEntry { document: "d".into(), target: AxRef { id: format!("e{n}"),
+    ///     role: "button".into(), name: String::new(), nth: 0, frame_id: "F".into(), backend_node_id: Some(b) } };
+    /// let a = table.assign("F", "d", Some(1));
+    /// table.describe(a, entry(a, 1));
+    /// table.commit();
+    /// table.keep_others_on_commit(10);
+    /// let b = table.assign("F", "d", Some(2));
+    /// table.describe(b, entry(b, 2));
+    /// table.commit();
+    /// assert!(table.lookup("e1").is_some() && table.lookup("e2").is_some());
+    /// ```
+    pub fn keep_others_on_commit(&mut self, cap: usize) {
+        self.merge_cap = Some(cap);
+    }
+
     /// Ends the snapshot being built: it becomes the table refs resolve against. Only refs
     /// that were described (shown to the agent) resolve.
     pub fn commit(&mut self) {
-        self.last = std::mem::take(&mut self.building);
-        self.entries = std::mem::take(&mut self.building_entries);
+        let building = std::mem::take(&mut self.building);
+        let entries = std::mem::take(&mut self.building_entries);
+        let Some(cap) = self.merge_cap.take() else {
+            self.last = building;
+            self.entries = entries.into_iter().collect();
+            return;
+        };
+        self.last.extend(building);
+        self.entries.extend(entries);
+        while self.entries.len() > cap {
+            let Some((_, gone)) = self.entries.pop_first() else {
+                break;
+            };
+            if let Some(b) = gone.target.backend_node_id {
+                self.last.remove(&(gone.target.frame_id, gone.document, b));
+            }
+        }
     }
 
     /// Drops the snapshot being built (its build failed): the last one stays.
     pub fn abandon(&mut self) {
         self.building.clear();
         self.building_entries.clear();
+        self.merge_cap = None;
+    }
+
+    /// `reference` names another DOM node now (its node was replaced by one with the same
+    /// role, name and nth): later snapshots and resolutions use the new one.
+    pub fn rebind(&mut self, reference: &str, backend_node_id: i64) {
+        let Some(n) = ref_number(reference) else {
+            return;
+        };
+        let Some(entry) = self.entries.get_mut(&n) else {
+            return;
+        };
+        let (frame, document) = (entry.target.frame_id.clone(), entry.document.clone());
+        if let Some(old) = entry.target.backend_node_id.replace(backend_node_id) {
+            self.last.remove(&(frame.clone(), document.clone(), old));
+        }
+        self.last.insert((frame, document, backend_node_id), n);
     }
 
     /// What `e12` named in the last snapshot.

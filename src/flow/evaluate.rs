@@ -22,7 +22,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
-use crate::ax::{resolve_ref, RefTable};
+use crate::ax::ResolvedRef;
 use crate::cdp::CdpEvent;
 use crate::command::{CommandId, InFlight, Purpose};
 use crate::error::{CommandError, InputError};
@@ -74,7 +74,12 @@ pub(crate) struct EvalPlan {
 }
 
 /// Resolves an evaluate's target: the session, the context, the node.
-pub(crate) fn plan(tab: &Tab, refs: &RefTable, req: &Evaluation) -> Result<EvalPlan, EvalError> {
+/// `resolved`: the element's ref, already resolved by the caller.
+pub(crate) fn plan(
+    tab: &Tab,
+    resolved: Option<ResolvedRef>,
+    req: &Evaluation,
+) -> Result<EvalPlan, EvalError> {
     if req.expression.trim().is_empty() {
         return Err(EvalError::BadRequest {
             message: "expression is empty: give a script, or with an element a function such as \"el => el.textContent\"".into(),
@@ -89,8 +94,15 @@ pub(crate) fn plan(tab: &Tab, refs: &RefTable, req: &Evaluation) -> Result<EvalP
         None => (req.frame_id.clone(), None, None),
         Some(Element::BackendNodeId(n)) => (req.frame_id.clone(), Some(*n), None),
         Some(Element::Ref(r)) => {
-            let (frame, node) = resolve_ref(refs, r)?;
-            (Some(frame), Some(node), Some(r.clone()))
+            let resolved = resolved.ok_or_else(|| EvalError::StaleRef {
+                reference: format!("ref {r}"),
+                why: "it could not be resolved".into(),
+            })?;
+            (
+                Some(resolved.frame_id),
+                Some(resolved.backend_node_id),
+                Some(r.clone()),
+            )
         }
     };
     let page_session = tab.page_session().ok_or(CommandError::NotAttached)?;
@@ -456,14 +468,14 @@ impl EvaluateFlow {
 
     fn stale(&self, why: &str) -> EvalError {
         let reference = match (&self.plan.reference, self.plan.node) {
-            (Some(r), _) => r.clone(),
+            (Some(r), _) => format!("ref {r}"),
             (None, Some(n)) => format!("backend node {n}"),
             (None, None) => "the element".to_owned(),
         };
-        EvalError::Command(CommandError::StaleRef {
+        EvalError::StaleRef {
             reference,
-            reason: format!("its node is gone: {why}"),
-        })
+            why: format!("its node is gone ({why})"),
+        }
     }
 
     /// Reads an evaluate's or a call's result.

@@ -37,7 +37,9 @@
 //! [`Event`]: crate::Event
 
 pub(crate) mod attach;
+pub(crate) mod ax_snapshot;
 pub(crate) mod evaluate;
+pub(crate) mod resolve_ref;
 
 use serde_json::value::RawValue;
 
@@ -89,6 +91,8 @@ pub(crate) type Reply<'a> = Result<Option<&'a RawValue>, CdpError>;
 pub(crate) enum AnyFlow {
     Attach(attach::AttachFlow),
     Evaluate(evaluate::EvaluateFlow),
+    AxSnapshot(ax_snapshot::AxSnapshotFlow),
+    ResolveRef(resolve_ref::ResolveRefFlow),
 }
 
 impl AnyFlow {
@@ -102,6 +106,8 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.on_reply(ctx, step, cmd, reply),
             AnyFlow::Evaluate(f) => f.on_reply(ctx, step, cmd, reply),
+            AnyFlow::AxSnapshot(f) => f.on_reply(ctx, step, cmd, reply),
+            AnyFlow::ResolveRef(f) => f.on_reply(ctx, step, cmd, reply),
         }
     }
 
@@ -115,6 +121,8 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.on_failed(ctx, step, cmd, error),
             AnyFlow::Evaluate(f) => f.on_failed(ctx, step, cmd, error),
+            AnyFlow::AxSnapshot(f) => f.on_failed(ctx, step, cmd, error),
+            AnyFlow::ResolveRef(f) => f.on_failed(ctx, step, cmd, error),
         }
     }
 
@@ -127,6 +135,8 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.on_event(ctx, session, event),
             AnyFlow::Evaluate(f) => f.on_event(ctx, session, event),
+            AnyFlow::AxSnapshot(f) => f.on_event(ctx, session, event),
+            AnyFlow::ResolveRef(f) => f.on_event(ctx, session, event),
         }
     }
 
@@ -134,6 +144,8 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.deadline(),
             AnyFlow::Evaluate(f) => f.deadline(),
+            AnyFlow::AxSnapshot(f) => f.deadline(),
+            AnyFlow::ResolveRef(f) => f.deadline(),
         }
     }
 
@@ -141,6 +153,8 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.on_timeout(ctx, now),
             AnyFlow::Evaluate(f) => f.on_timeout(ctx, now),
+            AnyFlow::AxSnapshot(f) => f.on_timeout(ctx, now),
+            AnyFlow::ResolveRef(f) => f.on_timeout(ctx, now),
         }
     }
 }
@@ -192,9 +206,28 @@ impl Flows {
             .retain_mut(|(_, flow)| flow.on_event(ctx, session, event) == FlowStatus::Running);
     }
 
-    /// How many flows run (the attach flow included).
-    pub fn len(&self) -> usize {
-        self.running.len()
+    /// How many evaluates are running.
+    pub fn evaluations(&self) -> usize {
+        self.running
+            .iter()
+            .filter(|(_, f)| matches!(f, AnyFlow::Evaluate(_)))
+            .count()
+    }
+
+    /// How many accessibility snapshots are running.
+    pub fn ax_snapshots(&self) -> usize {
+        self.running
+            .iter()
+            .filter(|(_, f)| matches!(f, AnyFlow::AxSnapshot(_)))
+            .count()
+    }
+
+    /// How many fresh ref resolutions are running.
+    pub fn ref_resolutions(&self) -> usize {
+        self.running
+            .iter()
+            .filter(|(_, f)| matches!(f, AnyFlow::ResolveRef(_)))
+            .count()
     }
 
     pub fn ids(&self) -> Vec<FlowId> {

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 #[cfg(feature = "launch")]
 use cdp_supervisor_chromium::Browser;
+use cdp_supervisor_driver::cdp_supervisor::ax::{AxOptions, AxSnapshot};
 use cdp_supervisor_driver::cdp_supervisor::evaluate::{MAX_EVAL_TIMEOUT, TRANSPORT_MARGIN};
 use cdp_supervisor_driver::cdp_supervisor::{ClosedDialog, DialogError, EvalValue, Evaluation};
 use cdp_supervisor_driver::{command_result, Clock, LoopDriver, Reply, Request, Updates};
@@ -24,7 +25,7 @@ use crate::{Snapshot, Value};
 /// Chromium) shows the methods below; each says what it adds.
 ///
 /// ```
-/// use cdp_supervisor_blocking::{Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+/// use cdp_supervisor_blocking::{Client, ClientError, CommandUpdate, DialogAction, DialogPolicy, Options};
 /// use serde_json::json;
 /// use std::time::Duration;
 /// let wait = Duration::from_secs(10);
@@ -39,6 +40,16 @@ use crate::{Snapshot, Value};
 /// assert_eq!(blocked, CommandUpdate::Blocked { dialog_id: dialog_id.clone() });
 /// client.respond_dialog(DialogAction::Accept, None, Some(&dialog_id))?;
 /// assert!(pending.wait()?.contains("true"));
+/// // The accessibility outline with refs; a ref's node is reachable on its frame's session.
+/// client.command(None, "Page.navigate", json!({"url": "data:text/html,<button>OK</button>"}), wait)?;
+/// let mut ok = None;
+/// for _ in 0..50 {                                           // until the document is parsed
+///     ok = client.ax_snapshot(Default::default())?.refs.into_iter().find(|r| r.role == "button");
+///     if ok.is_some() { break; }
+///     std::thread::sleep(Duration::from_millis(100));
+/// }
+/// let ok = ok.ok_or(ClientError::Timeout { what: "the button's ref".into(), after: wait })?;
+/// client.command(Some(&ok.frame_id), "DOM.resolveNode", json!({"backendNodeId": ok.backend_node_id}), wait)?;
 /// client.set_policy(DialogPolicy::AutoDismiss)?;
 /// assert!(client.settle(DialogAction::Dismiss)?.is_empty()); // nothing pending
 /// assert!(events.try_iter().count() > 1);
@@ -275,6 +286,14 @@ impl Client {
     /// for the navigation's result.
     pub fn recover(&self) -> Result<Value, ClientError> {
         Ok(command_result(&self.pending(Request::Recover)?.wait()?))
+    }
+
+    /// An accessibility snapshot of the whole tab, OOPIFs included: the outline with a ref
+    /// on each node an agent acts on, and the frames left out with why. Refs stay the same
+    /// across snapshots for unchanged nodes; resolve one with `DOM.resolveNode
+    /// {backendNodeId}` on its frame (`ref.frame_id`), see the example on [`Client`].
+    pub fn ax_snapshot(&self, options: AxOptions) -> Result<AxSnapshot, ClientError> {
+        Ok(self.ask(|reply| Request::AxSnapshot { options, reply })??)
     }
 
     /// Changes the dialog policy for dialogs opened from now on.

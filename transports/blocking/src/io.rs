@@ -8,18 +8,29 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
-use cdp_supervisor_driver::endpoint::{with_port, ws_authority, HTTP_TIMEOUT};
+use cdp_supervisor_driver::endpoint::{untrusted_certificate, ws_address, HTTP_TIMEOUT};
 #[cfg(not(feature = "launch"))]
 use cdp_supervisor_driver::endpoint::{Endpoint, EndpointError};
 use cdp_supervisor_driver::limits::{MAX_MESSAGE_SIZE, READ_BUFFER_SIZE};
 use cdp_supervisor_driver::{Action, ClientError, Clock, LoopDriver, Request};
 use tungstenite::protocol::WebSocketConfig;
+use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
 
 /// The longest the I/O thread blocks in a read, so that requests are taken promptly.
 const POLL_INTERVAL: Duration = Duration::from_millis(20);
 
-pub(crate) type Ws = WebSocket<TcpStream>;
+pub(crate) type Ws = WebSocket<MaybeTlsStream<TcpStream>>;
+
+/// The TCP stream under the WebSocket (under TLS for `wss://`), for its timeouts.
+fn tcp(ws: &mut Ws) -> Option<&TcpStream> {
+    match ws.get_ref() {
+        MaybeTlsStream::Plain(s) => Some(s),
+        #[cfg(feature = "tls")]
+        MaybeTlsStream::Rustls(s) => Some(s.get_ref()),
+        _ => None,
+    }
+}
 
 /// The thread's body.
 pub(crate) fn run(
@@ -48,9 +59,9 @@ pub(crate) fn run(
                 .map(|e| format!("writing to the WebSocket failed: {e}")),
             (Action::Read { timeout }, Some(ws)) => {
                 let wait = timeout.map_or(POLL_INTERVAL, |t| t.min(POLL_INTERVAL));
-                let _ = ws
-                    .get_mut()
-                    .set_read_timeout(Some(wait.max(Duration::from_millis(1))));
+                if let Some(tcp) = tcp(ws) {
+                    let _ = tcp.set_read_timeout(Some(wait.max(Duration::from_millis(1))));
+                }
                 match ws.read() {
                     Ok(Message::Text(text)) => {
                         run.message(clock.now(), text.as_str());
@@ -105,15 +116,52 @@ pub(crate) fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
         url: url.clone(),
         error,
     };
-    let stream = connect_tcp(ws_authority(&url).map_err(err)?).map_err(err)?;
+    let (address, tls) = ws_address(&url).map_err(err)?;
+    if tls && !cfg!(feature = "tls") {
+        return Err(err(
+            "wss:// needs TLS, which this build leaves out: enable the `tls` feature of cdp-supervisor-blocking".into(),
+        ));
+    }
+    let stream = connect_tcp(&address).map_err(err)?;
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_MESSAGE_SIZE))
         .max_frame_size(Some(MAX_MESSAGE_SIZE))
         .read_buffer_size(READ_BUFFER_SIZE);
-    let (ws, _response) =
-        tungstenite::client::client_with_config(url.as_str(), stream, Some(config))
-            .map_err(|e| err(e.to_string()))?;
+    // Plain for ws://; for wss://, rustls with the system's roots (SSL_CERT_FILE when set).
+    #[cfg(feature = "tls")]
+    let opened = tungstenite::client_tls_with_config(url.as_str(), stream, Some(config), None);
+    #[cfg(not(feature = "tls"))]
+    let opened = tungstenite::client::client_with_config(
+        url.as_str(),
+        MaybeTlsStream::Plain(stream),
+        Some(config),
+    );
+    let (ws, _response) = opened.map_err(|e| err(handshake_error(e)))?;
     Ok((url, ws))
+}
+
+/// A handshake failure in words; a certificate the roots do not vouch for says so plainly.
+fn handshake_error(
+    e: tungstenite::HandshakeError<tungstenite::ClientHandshake<MaybeTlsStream<TcpStream>>>,
+) -> String {
+    match e {
+        tungstenite::HandshakeError::Failure(e) => tls_error(e),
+        tungstenite::HandshakeError::Interrupted(_) => "the WebSocket handshake timed out".into(),
+    }
+}
+
+fn tls_error(e: tungstenite::Error) -> String {
+    // rustls's verdict arrives as the TLS error itself or inside the stream's I/O error,
+    // depending on where the handshake was when it failed.
+    let cause: Option<&(dyn std::error::Error + 'static)> = match &e {
+        #[cfg(feature = "tls")]
+        tungstenite::Error::Tls(tungstenite::error::TlsError::Rustls(inner)) => Some(&**inner),
+        tungstenite::Error::Io(io) => io.get_ref().map(|inner| inner as _),
+        _ => None,
+    };
+    cause
+        .and_then(untrusted_certificate)
+        .unwrap_or_else(|| e.to_string())
 }
 
 /// The WebSocket URL of `endpoint`, asking `/json/version` for an `http://` one.
@@ -129,7 +177,7 @@ fn resolve(endpoint: &str) -> Result<String, ClientError> {
 
 /// A TCP connection to `authority` with [`HTTP_TIMEOUT`] for connect, reads and writes.
 fn connect_tcp(authority: &str) -> Result<TcpStream, String> {
-    let addrs = with_port(authority)
+    let addrs = authority
         .to_socket_addrs()
         .map_err(|e| format!("cannot resolve {authority}: {e}"))?;
     let mut last = format!("{authority} resolves to no address");
@@ -152,9 +200,9 @@ fn connect_tcp(authority: &str) -> Result<TcpStream, String> {
 /// Closes cleanly: waits briefly for the browser's close reply.
 fn close(ws: &mut Ws) {
     let _ = ws.close(None);
-    let _ = ws
-        .get_mut()
-        .set_read_timeout(Some(Duration::from_millis(200)));
+    if let Some(tcp) = tcp(ws) {
+        let _ = tcp.set_read_timeout(Some(Duration::from_millis(200)));
+    }
     let end = Instant::now() + Duration::from_millis(500);
     while Instant::now() < end && ws.read().is_ok() {}
 }

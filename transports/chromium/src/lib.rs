@@ -168,7 +168,19 @@ impl Browser {
     /// ```
     pub fn launch_with_args(extra_args: &[&str]) -> Result<Browser, LaunchError> {
         let binary = find_chromium().ok_or(LaunchError::NotFound)?;
-        Browser::spawn(&binary, extra_args)
+        Browser::spawn(&binary, extra_args, true)
+    }
+
+    /// Like [`Browser::launch`], but with a window (every flag of [`CHROMIUM_FLAGS`] but
+    /// `--headless`): to watch an agent work. Needs a display.
+    ///
+    /// ```no_run
+    /// let browser = cdp_supervisor_chromium::Browser::launch_headed()?;
+    /// # Ok::<(), cdp_supervisor_chromium::LaunchError>(())
+    /// ```
+    pub fn launch_headed() -> Result<Browser, LaunchError> {
+        let binary = find_chromium().ok_or(LaunchError::NotFound)?;
+        Browser::spawn(&binary, &[], false)
     }
 
     /// Launches `binary` with [`CHROMIUM_FLAGS`] and a fresh profile directory, and waits
@@ -179,10 +191,10 @@ impl Browser {
     /// # Ok::<(), cdp_supervisor_chromium::LaunchError>(())
     /// ```
     pub fn launch_binary(binary: &Path) -> Result<Browser, LaunchError> {
-        Browser::spawn(binary, &[])
+        Browser::spawn(binary, &[], true)
     }
 
-    fn spawn(binary: &Path, extra_args: &[&str]) -> Result<Browser, LaunchError> {
+    fn spawn(binary: &Path, extra_args: &[&str], headless: bool) -> Result<Browser, LaunchError> {
         let profile_dir =
             fresh_profile_dir().map_err(|(dir, error)| LaunchError::Profile { dir, error })?;
         let verbose = std::env::var_os("CDP_SUPERVISE_CHROME_LOG").is_some();
@@ -191,7 +203,11 @@ impl Browser {
         #[cfg(unix)]
         command.process_group(0);
         let spawned = command
-            .args(CHROMIUM_FLAGS)
+            .args(
+                CHROMIUM_FLAGS
+                    .iter()
+                    .filter(|flag| headless || **flag != "--headless"),
+            )
             .args(extra_args)
             .arg(format!("--user-data-dir={}", profile_dir.display()))
             .arg("about:blank")

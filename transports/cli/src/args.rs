@@ -10,12 +10,19 @@ usage:
   cdp-supervise watch [--cdp URL] [--url PAGE | --demo]
                       [--policy must_respond|auto_dismiss|auto_accept]
                       [--dialog-timeout SECS] [--bridge] [--record TRACE.jsonl]
+                      [--format text|json]
   cdp-supervise replay TRACE.jsonl [--policy ...] [--dialog-timeout SECS] [--bridge]
+  cdp-supervise mcp [--cdp URL] [--fallback-local] [--policy ...] [--bridge] [--headed]
 
 watch: supervise a tab; diffs and results as JSON lines on stdout, commands as JSON
 lines on stdin (snapshot, dialog, cdp, policy, recover, settle, stop).
 Without --cdp a headless Chromium is launched ($CHROME, else chromium on the PATH).
+--format: text is a line per change for a person (the default when stdout is a
+terminal), json the JSON lines of the protocol (the default otherwise).
 replay: feed a recorded trace to a fresh supervisor, print its diffs and final snapshot.
+mcp: a Model Context Protocol server on stdio (browser_navigate, browser_snapshot, ...);
+the browser is launched on first use (or --cdp connects) and closed at exit.
+--fallback-local: when --cdp cannot be reached, launch the local Chromium instead.
 --bridge: answer dialogs through the dialog bridge (for proxies that close native
 dialogs); watch makes a random secret, replay reuses the one the trace recorded.";
 
@@ -54,13 +61,18 @@ pub struct Args {
     pub dialog_timeout: Option<f64>,
     pub bridge: bool,
     pub record: Option<PathBuf>,
+    pub fallback_local: bool,
+    pub headed: bool,
+    /// `watch`'s output: `Some(true)` text for a person, `Some(false)` JSON lines, `None`
+    /// text when stdout is a terminal.
+    pub text_format: Option<bool>,
 }
 
 pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
     let mut it = argv.into_iter();
     let mut args = Args {
         command: match it.next() {
-            Some(c) if c == "watch" || c == "replay" => c,
+            Some(c) if c == "watch" || c == "replay" || c == "mcp" => c,
             Some(h) if h == "-h" || h == "--help" || h == "help" => {
                 return Err(Failure {
                     code: 0,
@@ -73,6 +85,7 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
         ..Args::default()
     };
     let watch = args.command == "watch";
+    let mcp = args.command == "mcp";
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
             it.next()
@@ -92,9 +105,18 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
                 args.dialog_timeout = Some(secs);
             }
             "--bridge" => args.bridge = true,
-            "--cdp" if watch => args.cdp = Some(value("--cdp")?),
+            "--cdp" if watch || mcp => args.cdp = Some(value("--cdp")?),
+            "--fallback-local" if watch || mcp => args.fallback_local = true,
+            "--headed" if mcp => args.headed = true,
             "--url" if watch => args.url = Some(value("--url")?),
             "--demo" if watch => args.demo = true,
+            "--format" if watch => {
+                args.text_format = match value("--format")?.as_str() {
+                    "text" => Some(true),
+                    "json" => Some(false),
+                    other => return Err(usage(format!("--format {other:?}: text or json"))),
+                }
+            }
             "--record" if watch => args.record = Some(PathBuf::from(value("--record")?)),
             "-h" | "--help" => {
                 return Err(Failure {
@@ -105,14 +127,21 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
             flag if flag.starts_with('-') => {
                 return Err(usage(format!("unknown option {flag} for {}", args.command)))
             }
-            path if !watch && args.trace.is_none() => args.trace = Some(PathBuf::from(path)),
+            path if args.command == "replay" && args.trace.is_none() => {
+                args.trace = Some(PathBuf::from(path))
+            }
             other => return Err(usage(format!("unexpected argument {other:?}"))),
         }
     }
     if args.url.is_some() && args.demo {
         return Err(usage("--url and --demo exclude each other"));
     }
-    if !watch && args.trace.is_none() {
+    if args.fallback_local && args.cdp.is_none() {
+        return Err(usage(
+            "--fallback-local needs --cdp URL (without --cdp a local browser is launched anyway)",
+        ));
+    }
+    if args.command == "replay" && args.trace.is_none() {
         return Err(usage("replay needs a TRACE.jsonl"));
     }
     Ok(args)

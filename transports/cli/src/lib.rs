@@ -11,5 +11,7 @@
 
 pub mod demo;
 pub mod evaluate;
+pub mod live_view;
+pub mod mcp;
 pub mod protocol;
 pub mod serve;

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod mcp_server;
 mod replay;
 mod watch;
 
@@ -17,6 +18,7 @@ fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let result = args::parse_args(argv).and_then(|args| match args.command.as_str() {
         "watch" => watch::watch(args),
+        "mcp" => mcp_server::serve(args),
         _ => replay::replay(args),
     });
     match result {

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use cdp_supervisor::ax::AxOptions;
 use cdp_supervisor::{DialogAction, DialogPolicy, Diff};
 use serde_json::{json, Value};
 
@@ -56,6 +57,10 @@ pub enum Command {
     Evaluate(cdp_supervisor::Evaluation),
     /// `{"cmd":"recover"}`: release a page blocked by a dialog left open.
     Recover,
+    /// `{"cmd":"ax_snapshot","timeout_ms":5000,"max_nodes":2000,"max_chars":20000,
+    /// "max_frames":100,"frame_id":"F","ref":"e12"}` (every field optional): the
+    /// accessibility outline with refs, OOPIFs included.
+    AxSnapshot(AxOptions),
     /// `{"cmd":"stop"}`: settle dialogs (dismiss), detach, exit 0.
     Stop,
 }
@@ -103,7 +108,7 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
     };
     let Some(cmd) = str_field("cmd") else {
         return Err(fail(
-            "missing \"cmd\": one of snapshot, dialog, cdp, evaluate, policy, recover, settle, stop".into(),
+            "missing \"cmd\": one of snapshot, ax_snapshot, dialog, cdp, evaluate, policy, recover, settle, stop".into(),
         ));
     };
     let command = match cmd.as_str() {
@@ -137,13 +142,53 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
                 }),
         },
         "recover" => Command::Recover,
+        "ax_snapshot" => Command::AxSnapshot(ax_options(&request).map_err(fail)?),
         "stop" => Command::Stop,
         "evaluate" => Command::Evaluate(crate::evaluate::parse_evaluate(&request).map_err(fail)?),
         other => return Err(fail(format!(
-            "unknown cmd {other:?}: use snapshot, dialog, cdp, evaluate, policy, recover, settle or stop"
+            "unknown cmd {other:?}: use snapshot, ax_snapshot, dialog, cdp, evaluate, policy, recover, settle or stop"
         ))),
     };
     Ok(Request { id, command })
+}
+
+/// The options of an `ax_snapshot` line; a field of the wrong type is an error that names it.
+fn ax_options(request: &Value) -> Result<AxOptions, String> {
+    let mut o = AxOptions::default();
+    let count = |k: &str| -> Result<Option<usize>, String> {
+        match request.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| format!("\"{k}\" must be a whole number >= 0")),
+        }
+    };
+    let text = |k: &str| -> Result<Option<String>, String> {
+        match request.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(format!("\"{k}\" must be a string")),
+        }
+    };
+    if let Some(ms) = count("timeout_ms")? {
+        let ms = u64::try_from(ms).unwrap_or(u64::MAX);
+        o.timeout = Duration::from_millis(ms).min(MAX_CDP_TIMEOUT);
+    }
+    if let Some(n) = count("max_nodes")? {
+        o.max_nodes = n;
+    }
+    o.max_chars = count("max_chars")?;
+    if let Some(n) = count("max_frames")? {
+        o.max_frames = n;
+    }
+    if let Some(n) = count("max_oopif_depth")? {
+        o.max_oopif_depth = n;
+    }
+    o.frame_id = text("frame_id")?;
+    o.reference = text("ref")?;
+    Ok(o)
 }
 
 /// `{"type":TYPE, ...fields of object}`, with `type` first for readers' eyes.
@@ -203,6 +248,17 @@ mod tests {
         let p = |s: &str| parse_line(s.as_bytes()).map(|r| r.command);
         assert_eq!(p(r#"{"cmd":"recover"}"#), Ok(Command::Recover));
         assert_eq!(p(r#"{"cmd":"stop"}"#), Ok(Command::Stop));
+        let Ok(Command::AxSnapshot(o)) =
+            p(r#"{"cmd":"ax_snapshot","timeout_ms":700,"max_frames":10,"ref":"e3"}"#)
+        else {
+            panic!("ax_snapshot")
+        };
+        assert_eq!(
+            (o.timeout, o.max_frames, o.reference.as_deref(), o.max_nodes),
+            (Duration::from_millis(700), 10, Some("e3"), 2_000)
+        );
+        assert!(p(r#"{"cmd":"ax_snapshot","max_nodes":-1}"#).is_err());
+        assert!(p(r#"{"cmd":"ax_snapshot","frame_id":3}"#).is_err());
         assert_eq!(
             p(r#"{"cmd":"settle"}"#),
             Ok(Command::Settle(DialogAction::Dismiss))

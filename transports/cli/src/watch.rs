@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use cdp_supervise::demo::{DemoSite, DEMO_INTERVAL_S};
 use cdp_supervise::evaluate::{error_of, eval_error_line, value_line};
+use cdp_supervise::live_view::LiveView;
 use cdp_supervise::protocol::{
     diff_line, error_line, parse_line, result_line, typed, Command, DEFAULT_CDP_TIMEOUT,
 };
@@ -17,6 +18,7 @@ use serde_json::{json, Value};
 
 use crate::args::{config, runtime, Args, Failure};
 use crate::emit;
+use cdp_supervisor_driver::endpoint::redact_url;
 
 /// How long `watch` waits for the page to be live before navigating it.
 const LIVE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -38,29 +40,64 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     } else {
         None
     };
-    let (browser, endpoint) = match &args.cdp {
-        Some(url) => (None, url.clone()),
-        None => {
-            let b = Browser::launch().map_err(|e| runtime(e.to_string()))?;
-            eprintln!(
-                "cdp-supervise: launched Chromium at {} (profile {})",
-                b.ws_url(),
-                b.profile_dir().display()
-            );
-            let url = b.ws_url().to_owned();
-            (Some(b), url)
-        }
+    let launch = || -> Result<(Browser, String), Failure> {
+        let b = Browser::launch().map_err(|e| runtime(e.to_string()))?;
+        eprintln!(
+            "cdp-supervise: launched Chromium at {} (profile {})",
+            b.ws_url(),
+            b.profile_dir().display()
+        );
+        let url = b.ws_url().to_owned();
+        Ok((b, url))
     };
     let (events_tx, events_rx) = mpsc::channel::<ClientEvent>();
-    let client = Client::connect_with_events(&endpoint, options, events_tx)
-        .map_err(|e| runtime(e.to_string()))?;
+    let connect = |url: &str, events_tx| {
+        Client::connect_with_events(url, options.clone(), events_tx)
+            .map_err(|e| runtime(e.to_string()))
+    };
+    let (browser, client) = match &args.cdp {
+        Some(url) => match Client::connect_with_events(url, options.clone(), events_tx.clone()) {
+            Ok(client) => (None, client),
+            Err(e) if args.fallback_local => {
+                let warning = format!(
+                    "the browser at {} could not be reached ({e}); supervising a local headless Chromium instead",
+                    redact_url(url)
+                );
+                eprintln!("cdp-supervise: warning: {warning}");
+                emit(&json!({"type": "warning", "message": warning}).to_string());
+                let (b, local) = launch()?;
+                (Some(b), connect(&local, events_tx)?)
+            }
+            Err(e) => {
+                return Err(runtime(format!(
+                    "cannot reach the browser at {}: {e}; check the URL, or add --fallback-local to supervise a local Chromium instead",
+                    redact_url(url)
+                )))
+            }
+        },
+        None => {
+            let (b, local) = launch()?;
+            (Some(b), connect(&local, events_tx)?)
+        }
+    };
     let (input_tx, input_rx) = mpsc::channel::<Input>();
 
     let fatal_tx = input_tx.clone();
+    let text_format = args
+        .text_format
+        .unwrap_or_else(|| std::io::IsTerminal::is_terminal(&std::io::stdout()));
     let printer = std::thread::spawn(move || {
+        let mut view = text_format.then(LiveView::default);
         for event in events_rx {
             match event {
-                ClientEvent::Event(Event::Diff(diff)) => emit(&diff_line(&diff)),
+                ClientEvent::Event(Event::Diff(diff)) => match view.as_mut() {
+                    Some(view) => {
+                        if let Some(line) = view.line(&diff) {
+                            emit(&line)
+                        }
+                    }
+                    None => emit(&diff_line(&diff)),
+                },
                 ClientEvent::Event(Event::Warning(warning)) => {
                     eprintln!("cdp-supervise: warning: {warning}")
                 }
@@ -278,6 +315,20 @@ fn handle_line<'scope>(
             scope.spawn(move || {
                 emit(&match client.recover() {
                     Ok(r) => result_line(&id, "result", r),
+                    Err(e) => error_line(&id, &e.to_string()),
+                });
+            });
+        }
+        Command::AxSnapshot(options) => {
+            scope.spawn(move || {
+                emit(&match client.ax_snapshot(options) {
+                    Ok(ax) => {
+                        result_line(&id, "ax", serde_json::to_value(ax).unwrap_or(Value::Null))
+                    }
+                    Err(ClientError::Ax(e)) => typed(
+                        "error",
+                        &json!({ "id": id, "message": e.to_string(), "code": e.code() }),
+                    ),
                     Err(e) => error_line(&id, &e.to_string()),
                 });
             });

@@ -304,6 +304,18 @@ fn assert_browser_gone(port: u16, profile: &std::path::Path) {
     }
 }
 
+/// Waits for the diff that shows the demo's nested OOPIF and returns its frame id.
+fn nested_oopif_id(cli: &mut Sidecar) -> Value {
+    cli.expect("the nested OOPIF", |v| {
+        v["type"] == "diff"
+            && v["frame"]["is_oopif"] == true
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/nested"))
+    })["frame"]["frame_id"]
+        .clone()
+}
+
 fn is_result(id: i64) -> impl Fn(&Value) -> bool {
     move |v| v["id"] == json!(id) && (v["type"] == "result" || v["type"] == "error")
 }
@@ -331,14 +343,7 @@ fn watch_through_stdin() {
     cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
     let r = cli.expect("navigate result", is_result(1));
     assert_eq!(r["type"], "result", "{r}");
-    let nested = cli.expect("the nested OOPIF", |v| {
-        v["type"] == "diff"
-            && v["frame"]["is_oopif"] == true
-            && v["frame"]["url"]
-                .as_str()
-                .is_some_and(|u| u.ends_with("/nested"))
-    })["frame"]["frame_id"]
-        .clone();
+    let nested = nested_oopif_id(&mut cli);
 
     cli.send(
         json!({"id": 2, "cmd": "cdp", "method": "Runtime.evaluate", "frame_id": nested,
@@ -407,6 +412,81 @@ fn watch_through_stdin() {
         .map(|d| d["message"].as_str().unwrap())
         .collect();
     assert_eq!(messages, ["from the cli", "left open"]);
+}
+
+/// `ax_snapshot` through stdin: the demo's four frames, each heading with a ref and its
+/// own frame, the nested OOPIF's included; a frame budget names the frames beyond it; a
+/// stale ref is an error line with its code.
+#[test]
+fn watch_ax_snapshot_sees_every_frame() {
+    let Some(browser) = browser_or_skip("cli-ax") else {
+        return;
+    };
+    let site = DemoSite::start().unwrap();
+    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
+    cli.expect("navigate result", is_result(1));
+    let nested = nested_oopif_id(&mut cli);
+    let heading = |ax: &Value, name: &str| {
+        ax["refs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["role"] == "heading" && r["name"] == name)
+            .cloned()
+    };
+    let end = Instant::now() + WAIT;
+    let mut id = 10;
+    let ax = loop {
+        id += 1;
+        cli.send(json!({"id": id, "cmd": "ax_snapshot", "timeout_ms": 5000}));
+        let r = cli.expect("ax result", is_result(id));
+        assert_eq!(r["type"], "result", "{r}");
+        let ax = r["ax"].clone();
+        if [
+            "cdp-supervise demo",
+            "srcdoc frame",
+            "cross frame",
+            "nested frame",
+        ]
+        .iter()
+        .all(|n| heading(&ax, n).is_some())
+        {
+            break ax;
+        }
+        assert!(Instant::now() < end, "never all four: {ax}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let deep = heading(&ax, "nested frame").unwrap();
+    assert_eq!(deep["frame_id"], nested);
+    assert!(ax["text"]
+        .as_str()
+        .unwrap()
+        .contains("- heading \"nested frame\" [level=1] [ref="));
+    assert_eq!(ax["truncated"], false);
+
+    cli.send(json!({"id": 2, "cmd": "ax_snapshot", "max_frames": 2}));
+    let r = cli.expect("budget result", is_result(2));
+    let left = r["ax"]["frames_left_out"].as_array().unwrap();
+    assert_eq!(left.len(), 2, "{r}");
+    let reasons: Vec<&str> = left.iter().map(|f| f["reason"].as_str().unwrap()).collect();
+    assert!(reasons[0].contains("frame budget of 2"), "{reasons:?}");
+    assert!(reasons[1].contains("parent frame"), "{reasons:?}");
+    assert_eq!(left[1]["frame_id"], nested);
+
+    cli.send(json!({"id": 3, "cmd": "ax_snapshot", "ref": "e99999"}));
+    let e = cli.expect("stale ref", is_result(3));
+    assert_eq!(
+        (e["type"].as_str(), e["code"].as_str()),
+        (Some("error"), Some("stale_ref")),
+        "{e}"
+    );
+    cli.send(json!({"id": 4, "cmd": "stop"}));
+    cli.expect("stopped", is_result(4));
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
 }
 
 /// SPEC §8, the rest of the protocol: `--policy` and `--dialog-timeout` on the command
@@ -784,4 +864,144 @@ fn watch_evaluate() {
     cli.send(json!({"id": 6, "cmd": "stop"}));
     cli.expect("stopped", is_result(6));
     assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+}
+
+/// `watch --format text` (the default on a terminal): a line per change for a person: the
+/// nested OOPIF with its depth and OOPIF mark, a dialog with the command that answers it;
+/// no JSON diffs; `stop` still answers as JSON and exits 0.
+#[test]
+fn watch_text_format_reads_as_a_live_view() {
+    if !chromium_for_test("cli-watch-text") {
+        return;
+    }
+    let mut child = Command::new(BIN)
+        .args(["watch", "--demo", "--format", "text"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let mut wait_for = |what: &str, pred: &dyn Fn(&str) -> bool| -> String {
+        let end = Instant::now() + WAIT;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let line = rx
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no line for {what}; seen: {seen:#?}"));
+            seen.push(line.clone());
+            if pred(&line) {
+                return line;
+            }
+        }
+    };
+    wait_for("the page live", &|l| l.starts_with("# page live"));
+    wait_for("the nested OOPIF at depth 2", &|l| {
+        l.starts_with("~ frame ") && l.contains("depth 2  OOPIF") && l.ends_with("/nested")
+    });
+    let dialog = wait_for("a dialog", &|l| l.starts_with("! dialog d-"));
+    let id = dialog.split_whitespace().nth(2).unwrap().to_owned();
+    let answer = wait_for("how to answer it", &|l| {
+        l.trim_start().starts_with("answer:")
+    });
+    assert!(
+        answer.contains(&format!(r#""dialog_id":"{id}""#)),
+        "{answer}"
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"id":9,"cmd":"stop"}}"#).unwrap();
+    stdin.flush().unwrap();
+    let stopped = wait_for("stop's answer", &|l| l.starts_with('{'));
+    assert_eq!(
+        serde_json::from_str::<Value>(&stopped).unwrap()["stopped"],
+        true
+    );
+    drop(stdin);
+    let end = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < end, "the sidecar did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert!(
+        !seen.iter().any(|l| l.contains(r#""type":"diff""#)),
+        "no JSON diff in the text view: {seen:#?}"
+    );
+}
+
+/// `watch --cdp UNREACHABLE --fallback-local`: a warning on stderr and as a
+/// `{"type":"warning"}` line, then a launched local browser is supervised, and nothing is
+/// left at the end. Without the flag the error is immediate (exit 1) and names the
+/// endpoint with its secrets hidden.
+#[test]
+fn fallback_local_supervises_a_launched_browser_when_the_remote_cannot_be_reached() {
+    if !chromium_for_test("cli-fallback-local") {
+        return;
+    }
+    let remote = "ws://agent:hunter2@127.0.0.1:1/devtools/browser/x?apiKey=SECRET";
+    let started = Instant::now();
+    let out = Command::new(BIN)
+        .args(["watch", "--cdp", remote])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the error is immediate"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot reach the browser at ws://***@127.0.0.1:1/devtools/browser/x?***")
+            && stderr.contains("--fallback-local"),
+        "{stderr}"
+    );
+
+    let mut cli = Sidecar::spawn_with_stderr(
+        &[
+            "watch",
+            "--cdp",
+            remote,
+            "--fallback-local",
+            "--url",
+            "data:text/html,<title>fallback</title>",
+        ],
+        Stdio::piped(),
+    );
+    let launched = take_stderr(&mut cli);
+    let warning = cli.expect("the warning line", |v| v["type"] == "warning");
+    assert!(
+        warning["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("supervising a local headless Chromium")),
+        "{warning}"
+    );
+    let (port, profile) = launched
+        .port
+        .recv_timeout(WAIT)
+        .expect("the sidecar says which Chromium it launched");
+    cli.expect("the local page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.expect("the page opened", |v| {
+        v["type"] == "diff"
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.contains("fallback"))
+    });
+    drop(cli.stdin.take());
+    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+    assert_browser_gone(port, &profile);
 }

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use cdp_supervisor::ax::{AxError, AxOptions, AxSnapshot};
 use cdp_supervisor::{
     ClosedDialog, CommandError, Config, DialogAction, DialogError, DialogPolicy, Diff, EvalError,
     EvalValue, Evaluation, Event, PageInfo, PageState, Snapshot, Supervisor,
@@ -235,6 +236,13 @@ pub enum Request {
         /// The outcome.
         reply: Reply<EvalOutcome>,
     },
+    /// An accessibility snapshot of the whole tab, OOPIFs included.
+    AxSnapshot {
+        /// Its budgets and scope.
+        options: AxOptions,
+        /// The outcome.
+        reply: Reply<Result<AxSnapshot, AxError>>,
+    },
 }
 
 /// The outcome of an evaluate: its value as JSON, or a typed error with a stable `code()`.
@@ -321,6 +329,7 @@ impl std::fmt::Debug for Request {
             Request::WaitAttached { .. } => "WaitAttached",
             Request::Stop(_) => "Stop",
             Request::Evaluate { .. } => "Evaluate",
+            Request::AxSnapshot { .. } => "AxSnapshot",
         };
         f.write_str(name)
     }
@@ -356,6 +365,8 @@ pub struct Driver {
     commands: HashMap<u64, Updates>,
     dialogs: HashMap<u64, Reply<DialogOutcome>>,
     evaluations: HashMap<u64, Reply<EvalOutcome>>,
+    /// Callers waiting for an accessibility snapshot, by its id.
+    ax_snapshots: HashMap<u64, Reply<Result<AxSnapshot, AxError>>>,
     settles: Vec<SettleGroup>,
     subscribers: Vec<Subscriber>,
     settle_timeout: Duration,
@@ -398,6 +409,7 @@ impl Driver {
             commands: HashMap::new(),
             dialogs: HashMap::new(),
             evaluations: HashMap::new(),
+            ax_snapshots: HashMap::new(),
             settles: Vec::new(),
             subscribers: Vec::new(),
             settle_timeout: options.settle_timeout,
@@ -601,6 +613,12 @@ impl Driver {
                 }
                 registered(());
             }
+            Request::AxSnapshot { options, reply } => match self.sup.ax_snapshot(now, options) {
+                Ok(id) => {
+                    self.ax_snapshots.insert(id.0, reply);
+                }
+                Err(e) => reply(Err(e)),
+            },
             Request::Stop(reply) => match self.stopping.as_mut() {
                 Some(replies) => replies.push(reply),
                 None => {
@@ -787,6 +805,11 @@ impl Driver {
                 }
                 Event::Evaluated { id, outcome } => {
                     if let Some(reply) = self.evaluations.remove(&id.0) {
+                        reply(outcome.clone());
+                    }
+                }
+                Event::AxSnapshot { id, outcome } => {
+                    if let Some(reply) = self.ax_snapshots.remove(&id.0) {
                         reply(outcome.clone());
                     }
                 }

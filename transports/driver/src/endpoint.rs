@@ -1,4 +1,4 @@
-//! Browser endpoints: a `ws://` URL as is, or an `http://host:port` DevTools address
+//! Browser endpoints: a `ws://` or `wss://` URL as is, or an `http://host:port` DevTools address
 //! whose WebSocket URL is read from `/json/version`. Parsing and the HTTP exchange are
 //! here, sans-IO; the transport opens the TCP connection and moves the bytes.
 
@@ -26,7 +26,8 @@ pub struct EndpointError {
 /// use cdp_supervisor_driver::endpoint::Endpoint;
 /// assert_eq!(Endpoint::parse("ws://h:1/x")?, Endpoint::WebSocket("ws://h:1/x".into()));
 /// assert_eq!(Endpoint::parse("http://h:9222/any")?, Endpoint::DevTools { authority: "h:9222".into() });
-/// assert!(Endpoint::parse("wss://h/x").unwrap_err().message.contains("TLS"));
+/// assert_eq!(Endpoint::parse("wss://h/x?apiKey=k")?, Endpoint::WebSocket("wss://h/x?apiKey=k".into()));
+/// assert!(Endpoint::parse("https://h:9222").unwrap_err().message.contains("wss://"));
 /// # Ok::<(), cdp_supervisor_driver::endpoint::EndpointError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,18 +42,19 @@ pub enum Endpoint {
 }
 
 impl Endpoint {
-    /// Parses `ws://...` or `http://host:port[/path]` (the path is ignored).
+    /// Parses `ws://...`, `wss://...` (hosted browsers, TLS) or `http://host:port[/path]`
+    /// (the path is ignored).
     pub fn parse(endpoint: &str) -> Result<Endpoint, EndpointError> {
-        if endpoint.starts_with("ws://") {
+        if endpoint.starts_with("ws://") || endpoint.starts_with("wss://") {
             return Ok(Endpoint::WebSocket(endpoint.to_owned()));
         }
         let err = |message: &str| EndpointError {
             endpoint: endpoint.to_owned(),
             message: message.to_owned(),
         };
-        if endpoint.starts_with("wss://") || endpoint.starts_with("https://") {
+        if endpoint.starts_with("https://") {
             return Err(err(
-                "TLS endpoints are not supported; use ws:// or http:// (tunnel TLS locally if needed)",
+                "an https:// DevTools address is not looked up; give the browser's wss:// WebSocket URL (hosted browsers list it as their CDP or connect URL)",
             ));
         }
         let Some(rest) = endpoint.strip_prefix("http://") else {
@@ -83,35 +85,71 @@ impl EndpointError {
     }
 }
 
-/// Splits `ws://host:port/path` into `("host:port", "/path")`.
+/// Splits `ws://host:port/path?query` (or `wss://`) into `("host:port", "/path?query")`;
+/// the authority ends at the first `/`, `?` or `#` (hosted browsers' URLs often have a
+/// query and no path: `wss://host?apiKey=...`).
 ///
 /// ```
 /// use cdp_supervisor_driver::endpoint::split_ws_url;
 /// assert_eq!(split_ws_url("ws://127.0.0.1:9222/devtools/browser/abc"),
 ///     Some(("127.0.0.1:9222", "/devtools/browser/abc")));
+/// assert_eq!(split_ws_url("wss://h?k=v"), Some(("h", "?k=v")));
 /// assert_eq!(split_ws_url("http://x"), None);
 /// ```
 pub fn split_ws_url(url: &str) -> Option<(&str, &str)> {
-    let rest = url.strip_prefix("ws://")?;
-    let slash = rest.find('/').unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(slash);
+    let rest = url
+        .strip_prefix("ws://")
+        .or_else(|| url.strip_prefix("wss://"))?;
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(end);
+    // Userinfo is not sent in a WebSocket handshake's Host: keep only the host.
+    let authority = authority.rsplit('@').next().unwrap_or(authority);
     if authority.is_empty() {
         return None;
     }
     Some((authority, if path.is_empty() { "/" } else { path }))
 }
 
-/// The `host:port` of a `ws://` URL, or why it is not one.
+/// The `host:port` of a `ws://` or `wss://` URL, or why it is not one.
 ///
 /// ```
 /// use cdp_supervisor_driver::endpoint::ws_authority;
 /// assert_eq!(ws_authority("ws://h:1/x"), Ok("h:1"));
+/// assert_eq!(ws_authority("wss://u:p@h?apiKey=k"), Ok("h"));
 /// assert!(ws_authority("http://h:1").is_err());
 /// ```
 pub fn ws_authority(url: &str) -> Result<&str, String> {
     split_ws_url(url)
         .map(|(authority, _)| authority)
-        .ok_or_else(|| "not a ws://HOST:PORT/PATH URL".to_owned())
+        .ok_or_else(|| "not a ws:// or wss://HOST[:PORT][/PATH] URL".to_owned())
+}
+
+/// The `host:port` to open a TCP connection to for a WebSocket URL, with the scheme's
+/// default port (80, or 443 for `wss://`), and whether it needs TLS.
+///
+/// ```
+/// use cdp_supervisor_driver::endpoint::ws_address;
+/// assert_eq!(ws_address("wss://h?apiKey=k"), Ok(("h:443".into(), true)));
+/// assert_eq!(ws_address("ws://h:9/x"), Ok(("h:9".into(), false)));
+/// ```
+pub fn ws_address(url: &str) -> Result<(String, bool), String> {
+    let authority = ws_authority(url)?;
+    let tls = url.starts_with("wss://");
+    Ok((
+        with_default_port(authority, if tls { 443 } else { 80 }),
+        tls,
+    ))
+}
+
+fn with_default_port(authority: &str, port: u16) -> String {
+    let has_port = authority.rsplit_once(':').is_some_and(|(host, p)| {
+        p.parse::<u16>().is_ok() && (!host.starts_with('[') || host.ends_with(']'))
+    });
+    if has_port {
+        authority.to_owned()
+    } else {
+        format!("{authority}:{port}")
+    }
 }
 
 /// `authority` with port 80 added when it names none.
@@ -121,14 +159,7 @@ pub fn ws_authority(url: &str) -> Result<&str, String> {
 /// assert_eq!(cdp_supervisor_driver::endpoint::with_port("h:9"), "h:9");
 /// ```
 pub fn with_port(authority: &str) -> String {
-    if authority
-        .rsplit_once(':')
-        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
-    {
-        authority.to_owned()
-    } else {
-        format!("{authority}:80")
-    }
+    with_default_port(authority, 80)
 }
 
 /// The `GET /json/version` exchange, sans-IO: write [`JsonVersion::request`] to a TCP
@@ -229,6 +260,51 @@ impl JsonVersion {
             endpoint: self.endpoint.clone(),
             message,
         }
+    }
+}
+
+/// The words for a failed TLS handshake of a `wss://` endpoint when `cause` (the error
+/// under the WebSocket library's, as the transport found it) is rustls refusing the
+/// server's certificate: what is wrong and what to do. `None` for any other error.
+///
+/// ```
+/// use cdp_supervisor_driver::endpoint::untrusted_certificate;
+/// let io = std::io::Error::other("connection reset");
+/// assert_eq!(untrusted_certificate(&io), None);
+/// ```
+pub fn untrusted_certificate(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
+    #[cfg(feature = "tls")]
+    if let Some(rustls::Error::InvalidCertificate(why)) = cause.downcast_ref::<rustls::Error>() {
+        return Some(format!(
+            "the server's TLS certificate is not trusted ({why:?}); add its CA to the system's roots or name a PEM file of CAs in SSL_CERT_FILE"
+        ));
+    }
+    let _ = cause;
+    None
+}
+
+/// The endpoint as it may be shown in a log line, an error or a trace: userinfo and the
+/// query (where hosted browsers put their keys) replaced by `***`.
+///
+/// ```
+/// use cdp_supervisor_driver::endpoint::redact_url;
+/// assert_eq!(redact_url("wss://u:p@host/x?apiKey=SECRET"), "wss://***@host/x?***");
+/// assert_eq!(redact_url("ws://127.0.0.1:9222/devtools/browser/b"), "ws://127.0.0.1:9222/devtools/browser/b");
+/// ```
+pub fn redact_url(url: &str) -> String {
+    let cut = url.find(['?', '#']).unwrap_or(url.len());
+    let (without_query, query) = url.split_at(cut);
+    let query = if query.is_empty() { "" } else { "?***" };
+    match without_query.split_once("://") {
+        Some((scheme, rest)) => {
+            let end = rest.find('/').unwrap_or(rest.len());
+            let (authority, path) = rest.split_at(end);
+            match authority.rsplit_once('@') {
+                Some((_, host)) => format!("{scheme}://***@{host}{path}{query}"),
+                None => format!("{scheme}://{authority}{path}{query}"),
+            }
+        }
+        None => "(an endpoint that is not a URL)".into(),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use cdp_supervisor::ax::AxError;
 use cdp_supervisor::{CommandError, DialogError, EvalError};
 
 use crate::endpoint::EndpointError;
@@ -41,6 +42,9 @@ pub enum ClientError {
     /// The evaluate gave no value (the core's typed error; `code()` is its stable word).
     #[error(transparent)]
     Evaluate(#[from] EvalError),
+    /// The accessibility snapshot or its ref failed (the core's error, with its code).
+    #[error(transparent)]
+    Ax(#[from] AxError),
     /// The dialog could not be answered.
     #[error(transparent)]
     Dialog(#[from] DialogError),

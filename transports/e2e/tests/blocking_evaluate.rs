@@ -145,8 +145,9 @@ fn evaluate_runs_in_the_frame_it_names() {
     w.client.stop().unwrap();
 }
 
-/// A function on an element found by `backend_node_id` inside an OOPIF returns its text;
-/// a node id that names nothing is `stale_ref`.
+/// A function on an element found by `backend_node_id` inside an OOPIF returns its text,
+/// and the same through its ref of an accessibility snapshot; a ref the snapshot did not
+/// give and a node id that names nothing are `stale_ref`.
 #[test]
 fn evaluate_on_an_element_inside_an_oopif() {
     let Some(w) = world("evaluate-element", options("evaluate-element")) else {
@@ -176,6 +177,22 @@ fn evaluate_on_an_element_inside_an_oopif() {
         .in_frame(&frames.cross)
         .on_element(Element::BackendNodeId(backend));
     assert_eq!(value(c, text), "cross frame");
+    // The same heading by its ref in an accessibility snapshot.
+    let snap = c.ax_snapshot(Default::default()).unwrap();
+    let heading = snap
+        .refs
+        .iter()
+        .find(|r| r.role == "heading" && r.name == "cross frame")
+        .unwrap_or_else(|| panic!("no heading ref: {}", snap.text));
+    assert_eq!(heading.frame_id, frames.cross);
+    let by_ref =
+        Evaluation::new("el => el.textContent").on_element(Element::Ref(heading.id.clone()));
+    assert_eq!(value(c, by_ref), "cross frame");
+    let unknown =
+        Evaluation::new("el => el.textContent").on_element(Element::Ref("e999999".into()));
+    let (code, message) = fails_within(c, unknown.within(ms(2000)));
+    assert_eq!(code, "stale_ref", "{message}");
+    assert!(message.contains("take a new snapshot"), "{message}");
     let gone = Evaluation::new("el => el.textContent")
         .in_frame(&frames.cross)
         .on_element(Element::BackendNodeId(987_654));

@@ -10,6 +10,7 @@ use smol::channel::{self, Receiver, Sender};
 use smol::future::FutureExt;
 use smol::{LocalExecutor, Task, Timer};
 
+use crate::cdp_supervisor::ax::{AxOptions, AxSnapshot};
 use crate::cdp_supervisor::evaluate::{MAX_EVAL_TIMEOUT, TRANSPORT_MARGIN};
 use crate::cdp_supervisor::{ClosedDialog, DialogError, EvalValue, Evaluation};
 #[cfg(feature = "launch")]
@@ -271,6 +272,16 @@ impl Client {
     pub async fn recover(&self) -> Result<Value, ClientError> {
         let pending = self.pending(Request::Recover).await?;
         Ok(command_result(&pending.wait().await?))
+    }
+
+    /// An accessibility snapshot of the whole tab, OOPIFs included: the outline with a ref
+    /// on each node an agent acts on, and the frames left out with why. Refs stay the same
+    /// across snapshots for unchanged nodes; resolve one with `DOM.resolveNode
+    /// {backendNodeId}` on its frame (`ref.frame_id`), see the crate's example.
+    pub async fn ax_snapshot(&self, options: AxOptions) -> Result<AxSnapshot, ClientError> {
+        Ok(self
+            .ask(|reply| Request::AxSnapshot { options, reply })
+            .await??)
     }
 
     /// Changes the dialog policy for dialogs opened from now on.

@@ -8,7 +8,7 @@ use async_tungstenite::tungstenite::{self, Message};
 use async_tungstenite::WebSocketStream;
 #[cfg(not(feature = "launch"))]
 use cdp_supervisor_driver::endpoint::EndpointError;
-use cdp_supervisor_driver::endpoint::{with_port, ws_authority, Endpoint, HTTP_TIMEOUT};
+use cdp_supervisor_driver::endpoint::{untrusted_certificate, ws_address, Endpoint, HTTP_TIMEOUT};
 use cdp_supervisor_driver::limits::{MAX_MESSAGE_SIZE, READ_BUFFER_SIZE};
 use cdp_supervisor_driver::{Action, ClientError, Clock, LoopDriver, Request};
 use smol::channel::Receiver;
@@ -17,7 +17,7 @@ use smol::net::TcpStream;
 use smol::stream::StreamExt;
 use smol::Timer;
 
-pub(crate) type Ws = WebSocketStream<TcpStream>;
+pub(crate) type Ws = WebSocketStream<async_tungstenite::smol::ClientStream<TcpStream>>;
 
 /// What woke the task.
 enum Wake {
@@ -127,20 +127,31 @@ pub(crate) async fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
         url: url.clone(),
         error,
     };
-    let authority = ws_authority(&url).map_err(err)?;
+    let (address, tls) = ws_address(&url).map_err(err)?;
+    if tls && !cfg!(feature = "tls") {
+        return Err(err(
+            "wss:// needs TLS, which this build leaves out: enable the `tls` feature of cdp-supervisor-smol".into(),
+        ));
+    }
     let handshake = async {
-        let tcp = TcpStream::connect(with_port(authority))
+        let tcp = TcpStream::connect(address.as_str())
             .await
-            .map_err(|e| format!("cannot connect to {authority}: {e}"))?;
+            .map_err(|e| format!("cannot connect to {address}: {e}"))?;
         let _ = tcp.set_nodelay(true);
         let config = WebSocketConfig::default()
             .max_message_size(Some(MAX_MESSAGE_SIZE))
             .max_frame_size(Some(MAX_MESSAGE_SIZE))
             .read_buffer_size(READ_BUFFER_SIZE);
-        async_tungstenite::client_async_with_config(url.as_str(), tcp, Some(config))
-            .await
-            .map(|(ws, _)| ws)
-            .map_err(|e| e.to_string())
+        // Plain for ws://; for wss://, rustls with the system's roots (SSL_CERT_FILE when set).
+        async_tungstenite::smol::client_async_tls_with_connector_and_config(
+            url.as_str(),
+            tcp,
+            None,
+            Some(config),
+        )
+        .await
+        .map(|(ws, _)| ws)
+        .map_err(tls_error)
     };
     let late = async {
         Timer::after(HTTP_TIMEOUT).await;
@@ -148,6 +159,21 @@ pub(crate) async fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
     };
     let ws = handshake.or(late).await.map_err(err)?;
     Ok((url, ws))
+}
+
+/// A handshake failure in words; a certificate the roots do not vouch for says so plainly.
+fn tls_error(e: tungstenite::Error) -> String {
+    // rustls's verdict arrives as the TLS error itself or inside the stream's I/O error,
+    // depending on where the handshake was when it failed.
+    let cause: Option<&(dyn std::error::Error + 'static)> = match &e {
+        #[cfg(feature = "tls")]
+        tungstenite::Error::Tls(tungstenite::error::TlsError::Rustls(inner)) => Some(&**inner),
+        tungstenite::Error::Io(io) => io.get_ref().map(|inner| inner as _),
+        _ => None,
+    };
+    cause
+        .and_then(untrusted_certificate)
+        .unwrap_or_else(|| e.to_string())
 }
 
 /// The WebSocket URL of `endpoint`: a `ws://` URL needs no I/O (and no helper thread);

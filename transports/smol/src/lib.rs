@@ -16,7 +16,7 @@
 //! reconnect waits for it within its own deadline.
 //!
 //! ```
-//! use cdp_supervisor_smol::{Client, CommandUpdate, DialogAction, DialogPolicy, Options};
+//! use cdp_supervisor_smol::{Client, ClientError, CommandUpdate, DialogAction, DialogPolicy, Options};
 //! use serde_json::json;
 //! use std::time::Duration;
 //! smol::block_on(async {
@@ -35,6 +35,18 @@
 //!     assert_eq!(blocked, CommandUpdate::Blocked { dialog_id: dialog_id.clone() });
 //!     client.respond_dialog(DialogAction::Accept, None, Some(&dialog_id)).await?;
 //!     assert!(pending.wait().await?.contains("true"));
+//!     // The accessibility outline with refs; a ref's node is reachable on its frame's session.
+//!     let button = json!({"url": "data:text/html,<button>OK</button>"});
+//!     client.command(None, "Page.navigate", button, wait).await?;
+//!     let mut ok = None;
+//!     for _ in 0..50 {                                       // until the document is parsed
+//!         ok = client.ax_snapshot(Default::default()).await?.refs.into_iter().find(|r| r.role == "button");
+//!         if ok.is_some() { break; }
+//!         smol::Timer::after(Duration::from_millis(100)).await;
+//!     }
+//!     let ok = ok.ok_or(ClientError::Timeout { what: "the button's ref".into(), after: wait })?;
+//!     let node = json!({"backendNodeId": ok.backend_node_id});
+//!     client.command(Some(&ok.frame_id), "DOM.resolveNode", node, wait).await?;
 //!     client.set_policy(DialogPolicy::AutoDismiss).await?;
 //!     assert!(client.settle(DialogAction::Dismiss).await?.is_empty()); // nothing pending
 //!     assert!(events.len() > 1);

@@ -3,6 +3,8 @@
 //! dialog-closing proxy, and a recorded client per scenario for each transport.
 #![allow(dead_code, unused_imports)]
 
+pub mod ax_checks;
+pub mod ax_site;
 pub mod blocking;
 pub mod bridge_site;
 pub mod demo_tree;

@@ -104,6 +104,17 @@ impl TlsRelay {
     /// Makes a self-signed certificate for `127.0.0.1` / `localhost` (valid one day) in a
     /// fresh temp directory and starts the relay to `127.0.0.1:upstream`.
     pub fn start(upstream: u16) -> TlsRelay {
+        Self::start_with(upstream, false)
+    }
+
+    /// Like [`TlsRelay::start`], but the certificate is signed by a throwaway CA
+    /// ([`TlsRelay::ca_path`]) and a second, unrelated CA is made too
+    /// ([`TlsRelay::other_ca_path`]): for clients that check certificates against a CA file.
+    pub fn start_with_ca(upstream: u16) -> TlsRelay {
+        Self::start_with(upstream, true)
+    }
+
+    fn start_with(upstream: u16, with_ca: bool) -> TlsRelay {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let dir = std::env::temp_dir().join(format!(
             "cdp-supervise-tls-{}-{}",
@@ -112,22 +123,90 @@ impl TlsRelay {
         ));
         std::fs::create_dir_all(&dir).unwrap();
         let (key, cert) = (dir.join("key.pem"), dir.join("cert.pem"));
-        let out = Command::new("openssl")
-            .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes"])
-            .args(["-subj", "/CN=127.0.0.1", "-days", "1"])
-            .args(["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"])
-            .arg("-keyout")
-            .arg(&key)
-            .arg("-out")
-            .arg(&cert)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run openssl");
-        assert!(
-            out.status.success(),
-            "openssl req failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let openssl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(&dir)
+                .stdin(Stdio::null())
+                .output()
+                .expect("run openssl");
+            assert!(
+                out.status.success(),
+                "openssl {args:?} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        if with_ca {
+            for ca in ["ca", "other-ca"] {
+                openssl(&[
+                    "req",
+                    "-x509",
+                    "-newkey",
+                    "rsa:2048",
+                    "-nodes",
+                    "-days",
+                    "1",
+                    "-subj",
+                    &format!("/CN=cdp-supervise test {ca}"),
+                    "-keyout",
+                    &format!("{ca}-key.pem"),
+                    "-out",
+                    &format!("{ca}.pem"),
+                ]);
+            }
+            openssl(&[
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=127.0.0.1",
+                "-keyout",
+                "key.pem",
+                "-out",
+                "cert.csr",
+            ]);
+            std::fs::write(
+                dir.join("ext.cnf"),
+                "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n",
+            )
+            .unwrap();
+            openssl(&[
+                "x509",
+                "-req",
+                "-in",
+                "cert.csr",
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca-key.pem",
+                "-CAcreateserial",
+                "-days",
+                "1",
+                "-extfile",
+                "ext.cnf",
+                "-out",
+                "cert.pem",
+            ]);
+        } else {
+            openssl(&[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=127.0.0.1",
+                "-days",
+                "1",
+                "-addext",
+                "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                "-keyout",
+                "key.pem",
+                "-out",
+                "cert.pem",
+            ]);
+        }
         let mut child = Command::new("python3")
             .arg("-c")
             .arg(RELAY_PY)
@@ -157,6 +236,16 @@ impl TlsRelay {
             port,
             dir,
         }
+    }
+
+    /// The CA that signed the relay's certificate (made by [`TlsRelay::start_with_ca`]).
+    pub fn ca_path(&self) -> PathBuf {
+        self.dir.join("ca.pem")
+    }
+
+    /// A CA that signed nothing the relay serves.
+    pub fn other_ca_path(&self) -> PathBuf {
+        self.dir.join("other-ca.pem")
     }
 
     /// The relay's port on `127.0.0.1`.

@@ -1,0 +1,448 @@
+//! The accessibility snapshot flow on simulated time: pipelining, a frame that never
+//! answers, refs across a navigation.
+
+mod harness;
+
+use cdp_supervisor::ax::{AxError, AxOptions, AxSnapshot};
+use cdp_supervisor::{CommandId, Config, Event};
+use harness::{Harness, PAGE, PS};
+
+const OOPIF_S: &str = "S-OOPIF";
+
+/// The top frame, an in-process `SRC` frame and an OOPIF `OOP` (session `S-OOPIF`).
+fn tab() -> Harness {
+    let mut h = Harness::attached(Config::default());
+    h.frame_attached(PS, "SRC", PAGE);
+    h.frame_navigated(PS, "SRC", Some(PAGE), "about:srcdoc");
+    h.attach_oopif(PS, OOPIF_S, "OOP", PAGE);
+    h.frame_navigated(OOPIF_S, "OOP", Some(PAGE), "http://b.test/");
+    h.sent.clear();
+    h
+}
+
+fn tree(nodes: &str) -> String {
+    format!(r#"{{"nodes":[{nodes}]}}"#)
+}
+
+fn top_tree() -> String {
+    tree(
+        r#"{"nodeId":"1","role":{"value":"RootWebArea"},"childIds":["2","3","4"],"backendDOMNodeId":1,"frameId":"PAGE"},
+        {"nodeId":"2","role":{"value":"heading"},"name":{"value":"Title"},"properties":[{"name":"level","value":{"value":1}}],"backendDOMNodeId":2},
+        {"nodeId":"3","role":{"value":"Iframe"},"backendDOMNodeId":3},
+        {"nodeId":"4","role":{"value":"Iframe"},"backendDOMNodeId":4}"#,
+    )
+}
+
+fn srcdoc_tree() -> String {
+    tree(
+        r#"{"nodeId":"1","role":{"value":"RootWebArea"},"childIds":["2"],"backendDOMNodeId":10},
+        {"nodeId":"2","role":{"value":"checkbox"},"name":{"value":"Agree"},"backendDOMNodeId":11}"#,
+    )
+}
+
+fn oopif_tree(label: &str) -> String {
+    tree(&format!(
+        r#"{{"nodeId":"1","role":{{"value":"RootWebArea"}},"childIds":["2"],"backendDOMNodeId":1}},
+        {{"nodeId":"2","role":{{"value":"button"}},"name":{{"value":"{label}"}},"backendDOMNodeId":5}}"#
+    ))
+}
+
+fn outcome(h: &Harness, id: CommandId) -> Vec<Result<AxSnapshot, AxError>> {
+    h.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::AxSnapshot { id: i, outcome } if *i == id => Some(outcome.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Sends each frame's answers; `skip_oopif_tree` leaves the OOPIF's tree unanswered.
+fn answer(h: &mut Harness, oopif_label: &str, skip_oopif_tree: bool) {
+    let trees: Vec<_> = h
+        .sent_with("Accessibility.getFullAXTree")
+        .into_iter()
+        .map(|c| (c.id, c.session_id.clone(), c.json.clone()))
+        .collect();
+    let owners: Vec<_> = h
+        .sent_with("DOM.getFrameOwner")
+        .into_iter()
+        .map(|c| (c.id, c.json.clone()))
+        .collect();
+    for (id, json) in owners {
+        let backend = if json.contains("SRC") { 3 } else { 4 };
+        h.reply(id, &format!(r#"{{"backendNodeId":{backend}}}"#));
+    }
+    for (id, session, json) in trees {
+        let result = match session.as_deref() {
+            Some(OOPIF_S) if skip_oopif_tree => continue,
+            Some(OOPIF_S) => oopif_tree(oopif_label),
+            _ if json.contains("SRC") => srcdoc_tree(),
+            _ => top_tree(),
+        };
+        h.reply(id, &result);
+    }
+}
+
+#[test]
+fn every_frame_is_asked_at_once_on_its_own_session_and_grafted_in_place() {
+    let mut h = tab();
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    // Pipelined: all five commands are out before any reply.
+    let trees = h.sent_with("Accessibility.getFullAXTree");
+    assert_eq!(trees.len(), 3);
+    let on = |s: &str| {
+        trees
+            .iter()
+            .filter(|c| c.session_id.as_deref() == Some(s))
+            .count()
+    };
+    assert_eq!((on(PS), on(OOPIF_S)), (2, 1));
+    assert!(trees.iter().any(|c| c.json.contains(r#""frameId":"SRC""#)));
+    assert!(trees
+        .iter()
+        .filter(|c| c.session_id.as_deref() == Some(OOPIF_S))
+        .all(|c| !c.json.contains("frameId")));
+    let owners = h.sent_with("DOM.getFrameOwner");
+    assert_eq!(owners.len(), 2);
+    assert!(owners.iter().all(|c| c.session_id.as_deref() == Some(PS)));
+
+    answer(&mut h, "Go", false);
+    let got = outcome(&h, id);
+    assert_eq!(got.len(), 1);
+    let snap = got[0].clone().unwrap();
+    assert_eq!(
+        snap.text,
+        "- heading \"Title\" [level=1] [ref=e1]\n- iframe [ref=e2]:\n  - checkbox \"Agree\" [ref=e3]\n- iframe [ref=e4]:\n  - button \"Go\" [ref=e5]\n"
+    );
+    assert_eq!(snap.refs[4].frame_id, "OOP");
+    assert!(snap.frames_left_out.is_empty());
+    let r = h.sup.resolve_ref("e5").unwrap();
+    assert_eq!((r.session_id.as_str(), r.backend_node_id), (OOPIF_S, 5));
+}
+
+#[test]
+fn a_frame_that_never_answers_is_left_out_at_the_budget() {
+    let mut h = tab();
+    let mut options = AxOptions::default();
+    options.timeout = std::time::Duration::from_secs(2);
+    let id = h.sup.ax_snapshot(h.now, options).unwrap();
+    h.drain();
+    answer(&mut h, "Go", true);
+    assert!(outcome(&h, id).is_empty(), "waits for the OOPIF");
+    h.advance(1.9);
+    assert!(outcome(&h, id).is_empty());
+    h.advance(0.2);
+    let snap = outcome(&h, id).pop().unwrap().unwrap();
+    assert_eq!(snap.frames_left_out.len(), 1);
+    let left = &snap.frames_left_out[0];
+    assert_eq!(left.frame_id, "OOP");
+    assert!(left.reason.contains("2000 ms"), "{}", left.reason);
+    assert!(snap.text.contains("checkbox \"Agree\""));
+}
+
+#[test]
+fn unchanged_nodes_keep_their_refs_and_a_navigation_gives_new_ones() {
+    let mut h = tab();
+    let first = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go", false);
+    let a = outcome(&h, first).pop().unwrap().unwrap();
+
+    h.sent.clear();
+    let second = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go now", false);
+    let b = outcome(&h, second).pop().unwrap().unwrap();
+    assert_eq!(
+        a.refs,
+        b.refs
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                if r.name == "Go now" {
+                    r.name = "Go".into();
+                }
+                r
+            })
+            .collect::<Vec<_>>(),
+        "same nodes, same refs, also when a name changed"
+    );
+
+    // The OOPIF navigates: its nodes are new, the old ref is stale.
+    h.frame_navigated(OOPIF_S, "OOP", Some(PAGE), "http://b.test/next");
+    let e = h.sup.resolve_ref("e5").unwrap_err();
+    assert_eq!(e.code(), "stale_ref");
+    assert!(e.to_string().contains("take a new snapshot"));
+    h.sent.clear();
+    let third = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go", false);
+    let c = outcome(&h, third).pop().unwrap().unwrap();
+    let ids = |s: &AxSnapshot| s.refs.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&c)[..4], ids(&a)[..4], "the other frames keep theirs");
+    assert_eq!(ids(&c)[4], "e6", "the navigated frame's button is new");
+}
+
+#[test]
+fn the_frame_budget_names_the_frames_beyond_it() {
+    let mut h = Harness::attached(Config::default());
+    for i in 0..5 {
+        let f = format!("F{i}");
+        h.frame_attached(PS, &f, PAGE);
+    }
+    h.sent.clear();
+    let mut options = AxOptions::default();
+    options.max_frames = 3;
+    let id = h.sup.ax_snapshot(h.now, options).unwrap();
+    h.drain();
+    let trees = h.sent_with("Accessibility.getFullAXTree");
+    assert_eq!(trees.len(), 3);
+    let top = trees[0].id;
+    h.reply(top, &top_tree());
+    h.advance(6.0);
+    let snap = outcome(&h, id).pop().unwrap();
+    let snap = match snap {
+        Err(e) => panic!("{e}"),
+        Ok(s) => s,
+    };
+    let over: Vec<_> = snap
+        .frames_left_out
+        .iter()
+        .filter(|f| f.reason.contains("frame budget of 3"))
+        .collect();
+    assert_eq!(over.len(), 3);
+}
+
+#[test]
+fn errors_name_what_to_do() {
+    let mut h = tab();
+    let mut options = AxOptions::default();
+    options.frame_id = Some("NOPE".into());
+    assert_eq!(
+        h.sup.ax_snapshot(h.now, options).unwrap_err().code(),
+        "no_such_frame"
+    );
+    let mut options = AxOptions::default();
+    options.reference = Some("e77".into());
+    assert_eq!(
+        h.sup.ax_snapshot(h.now, options).unwrap_err().code(),
+        "stale_ref"
+    );
+    // The root's tree failing is an error, not an empty outline.
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    let top = h
+        .sent_with("Accessibility.getFullAXTree")
+        .into_iter()
+        .find(|c| c.session_id.as_deref() == Some(PS) && !c.json.contains("SRC"))
+        .unwrap()
+        .id;
+    h.reply_error(top, -32000, "boom");
+    h.advance(6.0);
+    let e = outcome(&h, id).pop().unwrap().unwrap_err();
+    assert_eq!(e.code(), "cdp_error");
+}
+
+#[test]
+fn hostile_replies_cost_only_their_frame_and_snapshots_running_are_capped() {
+    let mut h = tab();
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    let cmds: Vec<_> = h
+        .sent
+        .iter()
+        .filter(|c| c.method.starts_with("Accessibility") || c.method.starts_with("DOM"))
+        .map(|c| (c.id, c.method.clone(), c.session_id.clone(), c.json.clone()))
+        .collect();
+    for (cid, method, session, json) in cmds {
+        let result = match (method.as_str(), session.as_deref()) {
+            ("DOM.getFrameOwner", _) if json.contains("SRC") => {
+                r#"{"backendNodeId":"x"}"#.to_owned()
+            }
+            ("DOM.getFrameOwner", _) => r#"{"backendNodeId":4}"#.to_owned(),
+            (_, Some(OOPIF_S)) => {
+                r#"{"nodes":[{"nodeId":"1","childIds":["1","1"]},{"nodeId":null},7]}"#.to_owned()
+            }
+            _ if json.contains("SRC") => "[1,2]".to_owned(),
+            _ => top_tree(),
+        };
+        let _ = h.recv_any(&format!(r#"{{"id":{cid},"result":{result}}}"#));
+    }
+    let snap = outcome(&h, id).pop().unwrap().unwrap();
+    let left: Vec<_> = snap
+        .frames_left_out
+        .iter()
+        .map(|f| f.frame_id.as_str())
+        .collect();
+    assert!(left.contains(&"SRC"), "{left:?}");
+    assert!(snap.text.contains("heading \"Title\""));
+
+    let started: Vec<_> = (0..10)
+        .map(|_| h.sup.ax_snapshot(h.now, AxOptions::default()))
+        .collect();
+    assert_eq!(started.iter().filter(|r| r.is_ok()).count(), 8);
+    assert_eq!(started[9].as_ref().unwrap_err().code(), "bad_request");
+    h.advance(6.0);
+    assert!(
+        h.sup.ax_snapshot(h.now, AxOptions::default()).is_ok(),
+        "room again after the deadline"
+    );
+}
+
+/// The recorded real-Chromium run of the four-frame page (`blocking_ax.rs`): replayed, a
+/// snapshot taken where the recording took its first one grafts the four frames in place,
+/// and one taken where the recording took its second (after the heading's text changed)
+/// keeps every ref.
+#[test]
+fn recorded_four_frames_replay_with_the_same_refs() {
+    let text = harness::trace_text("e2e/ax-four-frames");
+    let trace = cdp_supervisor::replay::Trace::parse(&text).unwrap();
+    // The steps after which the recording sent each snapshot's first tree request.
+    let mut firsts = Vec::new();
+    let mut last_was_tree = false;
+    for (i, e) in trace.entries.iter().enumerate() {
+        let is_tree = e.dir == cdp_supervisor::replay::Direction::Out
+            && e.msg
+                .is_some_and(|m| m.get().contains("Accessibility.getFullAXTree"));
+        if is_tree && !last_was_tree {
+            firsts.push(i);
+        }
+        if e.dir == cdp_supervisor::replay::Direction::Out {
+            last_was_tree = is_tree;
+        }
+    }
+    assert!(firsts.len() >= 2, "{firsts:?}");
+    let mut step = 0;
+    let mut ids = Vec::new();
+    let run = harness::replay_before_close("e2e/ax-four-frames", Config::default(), |sup, t, _| {
+        if firsts[..2].contains(&step) {
+            ids.push(sup.ax_snapshot(t, AxOptions::default()).unwrap());
+        }
+        step += 1;
+    });
+    let got = |id: CommandId| {
+        run.events
+            .iter()
+            .find_map(|(_, e)| match e {
+                Event::AxSnapshot { id: i, outcome } if *i == id => Some(outcome.clone()),
+                _ => None,
+            })
+            .unwrap()
+            .unwrap()
+    };
+    let (a, b) = (got(ids[0]), got(ids[1]));
+    for (role, name) in [
+        ("heading", "Welcome"),
+        ("checkbox", "Agree"),
+        ("button", "Go"),
+        ("link", "Deep link"),
+    ] {
+        assert!(
+            a.refs.iter().any(|r| r.role == role && r.name == name),
+            "{role} {name} in\n{}",
+            a.text
+        );
+    }
+    let frames: std::collections::HashSet<_> = a.refs.iter().map(|r| &r.frame_id).collect();
+    assert_eq!(frames.len(), 4, "{}", a.text);
+    assert!(a.frames_left_out.is_empty(), "{:?}", a.frames_left_out);
+    assert!(b.text.contains("heading \"Changed\""), "{}", b.text);
+    let refs = |s: &AxSnapshot| s.refs.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    assert_eq!(refs(&a), refs(&b));
+}
+
+#[test]
+fn a_scoped_snapshot_keeps_the_refs_outside_its_scope() {
+    let mut h = tab();
+    let full = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go", false);
+    let a = outcome(&h, full).pop().unwrap().unwrap();
+    h.sent.clear();
+    let mut options = AxOptions::default();
+    options.frame_id = Some("SRC".into());
+    let scoped = h.sup.ax_snapshot(h.now, options).unwrap();
+    h.drain();
+    assert_eq!(h.sent_with("Accessibility.getFullAXTree").len(), 1);
+    assert!(
+        h.sent_with("DOM.getFrameOwner").is_empty(),
+        "the root needs no owner"
+    );
+    answer(&mut h, "Go", false);
+    let s = outcome(&h, scoped).pop().unwrap().unwrap();
+    assert_eq!(s.text, "- checkbox \"Agree\" [ref=e3]\n");
+    assert_eq!(
+        h.sup.resolve_ref("e5").unwrap().backend_node_id,
+        5,
+        "outside the scope, kept"
+    );
+    assert_eq!(a.refs.len(), 5);
+}
+
+#[test]
+fn a_re_rendered_node_is_found_again_by_role_name_and_nth() {
+    let mut h = tab();
+    let full = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go", false);
+    outcome(&h, full).pop().unwrap().unwrap();
+    let resolved = |h: &Harness, id: CommandId| {
+        h.events
+            .iter()
+            .find_map(|e| match e {
+                Event::RefResolved { id: i, outcome } if *i == id => Some(outcome.clone()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let fresh_tree = |backend: i64, label: &str| {
+        tree(&format!(
+            r#"{{"nodeId":"1","role":{{"value":"RootWebArea"}},"childIds":["2"],"backendDOMNodeId":1}},
+            {{"nodeId":"2","role":{{"value":"button"}},"name":{{"value":"{label}"}},"backendDOMNodeId":{backend}}}"#
+        ))
+    };
+    let wait = std::time::Duration::from_secs(2);
+
+    // Re-rendered: a new DOM node with the same role and name.
+    h.sent.clear();
+    let id = h.sup.resolve_ref_fresh(h.now, "e5", wait).unwrap();
+    h.drain();
+    let ask = h.last_sent("Accessibility.getFullAXTree");
+    assert_eq!(
+        (ask.session_id.as_deref(), ask.json.contains("frameId")),
+        (Some(OOPIF_S), false)
+    );
+    let ask = ask.id;
+    h.reply(ask, &fresh_tree(55, "Go"));
+    assert_eq!(resolved(&h, id).unwrap().backend_node_id, 55);
+    assert_eq!(
+        h.sup.resolve_ref("e5").unwrap().backend_node_id,
+        55,
+        "rebound"
+    );
+
+    // Gone: no node, no same (role, name, nth).
+    let id = h.sup.resolve_ref_fresh(h.now, "e5", wait).unwrap();
+    h.drain();
+    let ask = h.last_sent("Accessibility.getFullAXTree").id;
+    h.reply(ask, &fresh_tree(56, "Stop"));
+    assert_eq!(resolved(&h, id).unwrap_err().code(), "stale_ref");
+
+    // No answer: a timeout at the deadline.
+    let id = h.sup.resolve_ref_fresh(h.now, "e3", wait).unwrap();
+    h.drain();
+    h.advance(2.5);
+    assert_eq!(resolved(&h, id).unwrap_err().code(), "timeout");
+
+    // The frame navigated: stale at once.
+    h.frame_navigated(OOPIF_S, "OOP", Some(PAGE), "http://b.test/2");
+    assert_eq!(
+        h.sup
+            .resolve_ref_fresh(h.now, "e5", wait)
+            .unwrap_err()
+            .code(),
+        "stale_ref"
+    );
+}

@@ -1,0 +1,448 @@
+//! `cdp-supervise mcp`: the Model Context Protocol server loop.
+//!
+//! One message a line on stdin, one answer a line on stdout, nothing else on stdout; logs on
+//! stderr. Calls run one at a time, in order. The browser is launched on first use (or
+//! `--cdp` connects), reused until `browser_close`, and closed at end of input and on every
+//! error path (the client owns the launched browser; dropping it closes the browser and
+//! removes its profile).
+
+use std::collections::HashSet;
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+use cdp_supervise::mcp::{
+    code, error_response, initialize_result, parse_message, parse_tool_call, response, tool_result,
+    tools, CallError, Incoming, RpcError, ToolCall,
+};
+use cdp_supervisor::{DialogAction, Snapshot};
+use cdp_supervisor_blocking::{Browser, Client, Options};
+use cdp_supervisor_driver::endpoint::redact_url;
+use serde_json::{json, Value};
+
+use crate::args::{config, Args, Failure};
+
+/// A stdin line longer than this is refused (and skipped) without being kept in memory.
+const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+
+/// How long a screenshot may take.
+const SCREENSHOT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Writes one protocol line to stdout, whole, and flushes it.
+fn send(line: &str) {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// The tab this server drives, opened on first use.
+struct Session<'a> {
+    args: &'a Args,
+    client: Option<Client>,
+    /// A browser launched with a window (`--headed`); the client's own launch is headless.
+    /// Dropped after the client.
+    headed_browser: Option<Browser>,
+    /// Closed dialogs already named in a result (a subset of the snapshot's recent ones).
+    reported_closed: HashSet<String>,
+    /// Said once, in the next result (the local fallback).
+    warning: Option<String>,
+    /// Console entries up to this time were returned by `browser_console_messages`.
+    console_seen_until: f64,
+}
+
+impl<'a> Session<'a> {
+    fn new(args: &'a Args) -> Self {
+        Session {
+            args,
+            client: None,
+            headed_browser: None,
+            reported_closed: HashSet::new(),
+            warning: None,
+            console_seen_until: f64::NEG_INFINITY,
+        }
+    }
+
+    fn options(&self) -> Options {
+        Options {
+            config: config(self.args),
+            ..Options::default()
+        }
+    }
+
+    /// The client, launching or connecting on first use.
+    fn client(&mut self) -> Result<&Client, String> {
+        if self.client.is_none() {
+            let client = match &self.args.cdp {
+                Some(url) => match Client::connect(url, self.options()) {
+                    Ok(c) => c,
+                    Err(e) if self.args.fallback_local => {
+                        let warning = format!(
+                            "the browser at {} could not be reached ({e}); supervising a local headless Chromium instead",
+                            redact_url(url)
+                        );
+                        eprintln!("cdp-supervise: warning: {warning}");
+                        self.warning = Some(warning);
+                        Client::launch(self.options()).map_err(|e| {
+                            format!("could not launch the local Chromium either: {e}")
+                        })?
+                    }
+                    Err(e) => {
+                        return Err(format!(
+                            "cannot reach the browser at {}: {e}; check the URL, or start the server with --fallback-local to use a local Chromium",
+                            redact_url(url)
+                        ))
+                    }
+                },
+                None if self.args.headed => {
+                    let browser = Browser::launch_headed().map_err(|e| {
+                        format!("cannot launch Chromium with a window: {e}; a display is needed (or leave out --headed)")
+                    })?;
+                    let client = Client::connect(browser.ws_url(), self.options())
+                        .map_err(|e| format!("cannot supervise the launched Chromium: {e}"))?;
+                    self.headed_browser = Some(browser);
+                    client
+                }
+                None => Client::launch(self.options()).map_err(|e| {
+                    format!("cannot launch Chromium: {e}; install chromium or set $CHROME")
+                })?,
+            };
+            self.client = Some(client);
+        }
+        self.client.as_ref().ok_or_else(|| "no browser".to_owned())
+    }
+
+    fn close(&mut self) -> Option<String> {
+        let client = self.client.take()?;
+        let launched = client.browser().is_some() || self.headed_browser.is_some();
+        let _ = client.stop();
+        drop(client);
+        drop(self.headed_browser.take());
+        self.reported_closed.clear();
+        Some(if launched {
+            "Closed the browser this server launched.".into()
+        } else {
+            "Detached from the browser (it was not launched by this server, so it stays running)."
+                .into()
+        })
+    }
+
+    /// The lines every result ends with: the fallback warning once, the pending dialogs,
+    /// and the dialogs that closed since the last result.
+    fn dialog_report(&mut self) -> String {
+        let mut out = String::new();
+        if let Some(w) = self.warning.take() {
+            out.push_str(&format!("\nWarning: {w}."));
+        }
+        let Some(snapshot) = self.client.as_ref().and_then(|c| c.snapshot().ok()) else {
+            return out;
+        };
+        out.push_str(&pending_text(&snapshot));
+        let mut closed = String::new();
+        for d in &snapshot.recent_dialogs {
+            if self.reported_closed.insert(d.id.clone()) {
+                closed.push_str(&format!(
+                    "\n- {} {} {:?} closed by {} ({})",
+                    d.id,
+                    d.kind,
+                    d.message,
+                    serde_json::to_value(d.closed_by)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default(),
+                    if d.accepted { "accepted" } else { "dismissed" }
+                ));
+            }
+        }
+        // Only ids still in the snapshot's ring can come back: the set stays that small.
+        let ring: HashSet<&str> = snapshot
+            .recent_dialogs
+            .iter()
+            .map(|d| d.id.as_str())
+            .collect();
+        self.reported_closed.retain(|id| ring.contains(id.as_str()));
+        if !closed.is_empty() {
+            out.push_str("\nDialogs closed since the last result:");
+            out.push_str(&closed);
+        }
+        out
+    }
+}
+
+fn pending_text(snapshot: &Snapshot) -> String {
+    if snapshot.pending_dialogs.is_empty() {
+        return "\nPending dialogs: none.".into();
+    }
+    let mut out = String::from(
+        "\nPending dialogs (the page's scripts wait until they are answered; use browser_handle_dialog):",
+    );
+    for d in &snapshot.pending_dialogs {
+        out.push_str(&format!(
+            "\n- {} {} {:?} in frame {}{}",
+            d.id,
+            d.kind,
+            d.message,
+            d.frame_id,
+            if d.default_prompt.is_empty() {
+                String::new()
+            } else {
+                format!(" (default answer {:?})", d.default_prompt)
+            }
+        ));
+    }
+    out
+}
+
+/// A tool's outcome before the dialog report is added.
+struct Outcome {
+    text: String,
+    image: Option<(String, String)>,
+    is_error: bool,
+}
+
+fn ok(text: impl Into<String>) -> Outcome {
+    Outcome {
+        text: text.into(),
+        image: None,
+        is_error: false,
+    }
+}
+
+fn failed(text: impl Into<String>) -> Outcome {
+    Outcome {
+        text: text.into(),
+        image: None,
+        is_error: true,
+    }
+}
+
+fn run_tool(session: &mut Session<'_>, call: ToolCall) -> Outcome {
+    if let ToolCall::Close = call {
+        return ok(session
+            .close()
+            .unwrap_or_else(|| "No browser was open.".into()));
+    }
+    let client = match session.client() {
+        Ok(c) => c,
+        Err(e) => return failed(e),
+    };
+    match call {
+        ToolCall::HandleDialog {
+            accept,
+            prompt_text,
+            dialog_id,
+        } => {
+            let action = if accept {
+                DialogAction::Accept
+            } else {
+                DialogAction::Dismiss
+            };
+            match client.respond_dialog(action, prompt_text.as_deref(), dialog_id.as_deref()) {
+                Ok(d) => ok(format!(
+                    "Dialog {} ({} {:?}) {}.",
+                    d.id,
+                    d.kind,
+                    d.message,
+                    if d.accepted { "accepted" } else { "dismissed" }
+                )),
+                Err(e) => failed(format!("{e}")),
+            }
+        }
+        ToolCall::Screenshot => screenshot(client),
+        ToolCall::ConsoleMessages => {
+            let snapshot = match client.snapshot() {
+                Ok(s) => s,
+                Err(e) => return failed(e.to_string()),
+            };
+            let since = session.console_seen_until;
+            let mut text = String::new();
+            let mut until = since;
+            for e in snapshot.console_errors.iter().filter(|e| e.at > since) {
+                until = until.max(e.at);
+                text.push_str(&format!(
+                    "[{}] {} (frame {})\n",
+                    serde_json::to_value(e.level)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default(),
+                    e.text,
+                    e.frame_id.as_deref().unwrap_or("?")
+                ));
+            }
+            session.console_seen_until = until;
+            if text.is_empty() {
+                ok("No console errors since the last call.")
+            } else {
+                ok(format!("Console errors since the last call:\n{text}"))
+            }
+        }
+        other => agent_tool(client, other),
+    }
+}
+
+/// The tools built on the core's agent flows (navigate, snapshot, click, type, press,
+/// scroll, evaluate).
+fn agent_tool(_client: &Client, call: ToolCall) -> Outcome {
+    failed(format!(
+        "{call:?} is not available in this build yet; use browser_handle_dialog, browser_take_screenshot, browser_console_messages or browser_close"
+    ))
+}
+
+fn screenshot(client: &Client) -> Outcome {
+    if let Ok(s) = client.snapshot() {
+        if !s.pending_dialogs.is_empty() {
+            return failed("A dialog is pending, and a tab with a dialog cannot paint: answer it with browser_handle_dialog first.");
+        }
+    }
+    for format in ["webp", "png"] {
+        if let Ok(result) = client.command(
+            None,
+            "Page.captureScreenshot",
+            json!({ "format": format }),
+            SCREENSHOT_TIMEOUT,
+        ) {
+            if let Some(data) = result
+                .get("data")
+                .and_then(Value::as_str)
+                .filter(|d| !d.is_empty())
+            {
+                return Outcome {
+                    text: "Screenshot of the tab.".into(),
+                    image: Some((format!("image/{format}"), data.to_owned())),
+                    is_error: false,
+                };
+            }
+        }
+    }
+    failed("Chromium gave no screenshot (webp nor png); the tab may be closing, try again")
+}
+
+fn handle(session: &mut Session<'_>, id: Value, method: &str, params: Value) -> String {
+    match method {
+        "initialize" => response(&id, initialize_result(&params)),
+        "ping" => response(&id, json!({})),
+        "tools/list" => response(&id, json!({ "tools": tools() })),
+        "tools/call" => match parse_tool_call(&params) {
+            Ok(call) => {
+                let outcome = run_tool(session, call);
+                let text = format!("{}{}", outcome.text, session.dialog_report());
+                let image = outcome
+                    .image
+                    .as_ref()
+                    .map(|(m, d)| (m.as_str(), d.as_str()));
+                response(&id, tool_result(text, image, outcome.is_error))
+            }
+            Err(CallError::UnknownTool(name)) => error_response(&RpcError {
+                id,
+                code: code::INVALID_PARAMS,
+                message: format!("unknown tool {name:?}: tools/list names the tools"),
+            }),
+            Err(CallError::BadArgument(message)) => {
+                let text = format!("{message}{}", session.dialog_report());
+                response(&id, tool_result(text, None, true))
+            }
+        },
+        other => error_response(&RpcError {
+            id,
+            code: code::METHOD_NOT_FOUND,
+            message: format!(
+                "method {other:?} is not supported: this server speaks the initialize handshake (protocol versions {})",
+                cdp_supervise::mcp::PROTOCOL_VERSIONS.join(", ")
+            ),
+        }),
+    }
+}
+
+/// Reads one line of at most [`MAX_LINE_BYTES`]; a longer one is consumed and reported.
+enum Line {
+    Text(String),
+    TooLong,
+    NotUtf8,
+    End,
+}
+
+fn read_line(input: &mut impl BufRead) -> Line {
+    let mut buf = Vec::new();
+    let mut too_long = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return Line::End,
+        };
+        if chunk.is_empty() {
+            if buf.is_empty() && !too_long {
+                return Line::End;
+            }
+            break;
+        }
+        let (take, done) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long {
+            if buf.len() + take > MAX_LINE_BYTES {
+                too_long = true;
+                buf = Vec::new();
+            } else {
+                // `take` is at most `chunk.len()`: a position in it plus one, or its length.
+                buf.extend_from_slice(chunk.get(..take).unwrap_or(chunk));
+            }
+        }
+        input.consume(take);
+        if done {
+            break;
+        }
+    }
+    if too_long {
+        return Line::TooLong;
+    }
+    match String::from_utf8(buf) {
+        Ok(s) => Line::Text(s),
+        Err(_) => Line::NotUtf8,
+    }
+}
+
+/// Runs the server until end of input.
+pub fn serve(args: Args) -> Result<(), Failure> {
+    let mut session = Session::new(&args);
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    eprintln!("cdp-supervise: MCP server on stdio; the browser starts on the first tool call");
+    loop {
+        let line = match read_line(&mut input) {
+            Line::End => break,
+            Line::Text(t) => t,
+            Line::TooLong => {
+                send(&error_response(&RpcError {
+                    id: Value::Null,
+                    code: code::INVALID_REQUEST,
+                    message: format!("a message longer than {MAX_LINE_BYTES} bytes was skipped"),
+                }));
+                continue;
+            }
+            Line::NotUtf8 => {
+                send(&error_response(&RpcError {
+                    id: Value::Null,
+                    code: code::PARSE_ERROR,
+                    message: "a message that is not UTF-8 was skipped".into(),
+                }));
+                continue;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_message(line.trim_end()) {
+            Ok(Incoming::Request { id, method, params }) => {
+                let answer = handle(&mut session, id, &method, params);
+                send(&answer);
+            }
+            Ok(Incoming::Notification { .. }) | Ok(Incoming::Response) => {}
+            Err(e) => send(&error_response(&e)),
+        }
+    }
+    if let Some(note) = session.close() {
+        eprintln!("cdp-supervise: end of input: {note}");
+    }
+    Ok(())
+}

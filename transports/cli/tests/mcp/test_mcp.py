@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""`cdp-supervise mcp` driven by the official MCP client SDK for Python (PyPI `mcp`).
+
+    python3 transports/cli/tests/mcp/test_mcp.py path/to/cdp-supervise
+
+Against a real headless Chromium the server launches: list the tools; navigate to a local
+page with a cross-site iframe; a snapshot shows the iframe's button with a ref; click it by
+ref and get an image back; an `alert` raised from inside the iframe is named in the next
+result; answer it with browser_handle_dialog; a `while(true){}` evaluate with a 1 s budget
+returns an error in time and the next call works; browser_close leaves no browser running.
+Exits non-zero on the first failed check.
+"""
+import asyncio
+import http.server
+import os
+import re
+import socketserver
+import subprocess
+import sys
+import threading
+import time
+
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/debug/cdp-supervise")
+
+
+def serve():
+    """Two sites on loopback: the top page on 127.0.0.1, its iframe on localhost (an OOPIF)."""
+    ports = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            if self.path.startswith("/top"):
+                body = (f'<title>MCP top</title><h1>Shop</h1>'
+                        f'<iframe id="f" src="http://localhost:{ports["port"]}/frame" width="400" height="200"></iframe>')
+            elif self.path.startswith("/frame"):
+                body = ('<title>frame</title><button id="b" onclick="window.clicked = (window.clicked||0) + 1; '
+                        'console.log(\'clicked in frame\')">Buy now</button>'
+                        '<button id="a" onclick="setTimeout(() => alert(\'Hello from the frame\'), 50)">Alert me</button>')
+            else:
+                body = "nothing here"
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    ports["port"] = server.server_address[1]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return ports["port"]
+
+
+def text_of(result):
+    return "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+def check(cond, what, result=None):
+    if not cond:
+        detail = text_of(result) if result is not None else ""
+        raise SystemExit(f"FAILED: {what}\n{detail}")
+    print(f"ok - {what}")
+
+
+def chromium_pids(profile_hint):
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [l for l in out.splitlines() if "chromium" in l and profile_hint in l]
+
+
+async def main():
+    port = serve()
+    top = f"http://127.0.0.1:{port}/top"
+    params = StdioServerParameters(command=BINARY, args=["mcp"], env={**os.environ})
+    async with Client(params) as client:
+        tools = await client.list_tools()
+        names = {t.name for t in tools.tools}
+        expected = {"browser_navigate", "browser_snapshot", "browser_click", "browser_type",
+                    "browser_press_key", "browser_scroll", "browser_take_screenshot",
+                    "browser_evaluate", "browser_handle_dialog", "browser_console_messages",
+                    "browser_close"}
+        check(expected <= names, f"the tools are listed ({len(names)})")
+        for t in tools.tools:
+            props = (t.input_schema or {}).get("properties", {})
+            check(all("description" in p for p in props.values()), f"{t.name}: every argument is described")
+
+        r = await client.call_tool("browser_navigate", {"url": top})
+        check(not r.is_error and "MCP top" in text_of(r), "navigate to a page with a cross-site iframe", r)
+
+        r = await client.call_tool("browser_snapshot", {})
+        snap = text_of(r)
+        m = re.search(r'button "Buy now" \[ref=(e\d+)\]', snap)
+        check(not r.is_error and m is not None, "the snapshot shows the iframe's button with a ref", r)
+        check(re.search(r"- iframe .*:", snap) is not None, "the button sits under its iframe", r)
+        ref = m.group(1)
+
+        r = await client.call_tool("browser_click", {"element": "Buy now", "ref": ref})
+        images = [c for c in r.content if getattr(c, "type", "") == "image"]
+        check(not r.is_error and images and images[0].data, "click by ref answers with an image", r)
+        check("clicked in frame" in text_of(r), "the click's console line comes back", r)
+
+        alert_ref = re.search(r'button "Alert me" \[ref=(e\d+)\]', snap).group(1)
+        r = await client.call_tool("browser_click", {"ref": alert_ref})
+        r = await client.call_tool("browser_snapshot", {}) if "Hello from the frame" not in text_of(r) else r
+        check("Hello from the frame" in text_of(r), "an alert from inside the iframe is named in the next result", r)
+        m = re.search(r"(d-\d+) alert", text_of(r))
+        r = await client.call_tool("browser_handle_dialog", {"accept": True, "dialog_id": m.group(1)})
+        check(not r.is_error and "accepted" in text_of(r), "browser_handle_dialog answers it", r)
+        check("Pending dialogs: none" in text_of(r), "and no dialog is pending after", r)
+
+        started = time.monotonic()
+        r = await client.call_tool("browser_evaluate", {"expression": "while(true){}", "timeout_ms": 1000})
+        took = time.monotonic() - started
+        check(r.is_error and took < 3.0, f"a while(true) evaluate with a 1 s budget errs in time ({took:.2f} s)", r)
+        r = await client.call_tool("browser_evaluate", {"expression": "document.title"})
+        check(not r.is_error and "MCP top" in text_of(r), "the next call works", r)
+
+        r = await client.call_tool("browser_click", {})
+        check(r.is_error and "ref" in text_of(r), "a missing argument is an error naming it", r)
+
+        r = await client.call_tool("browser_close", {})
+        check(not r.is_error and "Closed" in text_of(r), "browser_close closes the launched browser", r)
+    time.sleep(0.5)
+    check(not chromium_pids("cdp-supervise-profile"), "no browser left running")
+
+
+asyncio.run(main())
+print("all MCP checks passed")
