@@ -63,6 +63,7 @@ mod console;
 pub mod dialog;
 mod dialogs;
 pub mod error;
+pub mod error_code;
 mod event;
 mod flow;
 pub mod frame;

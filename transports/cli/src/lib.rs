@@ -10,5 +10,6 @@
 #![warn(missing_docs)]
 
 pub mod demo;
+pub mod lines;
 pub mod protocol;
 pub mod serve;

@@ -122,6 +122,29 @@ fn bridge_flag_is_accepted() {
         .contains("\"type\":\"snapshot\""));
 }
 
+/// A CDP URL's credentials (userinfo, query) never leave the process: not on stdout,
+/// not on stderr (the error names the endpoint redacted), not in the recorded trace.
+#[test]
+fn credentials_in_the_cdp_url_are_never_printed_nor_recorded() {
+    let trace = trace_path("credentials_in_the_cdp_url");
+    let _ = std::fs::remove_file(&trace);
+    let out = Command::new(BIN)
+        .args(["watch", "--cdp", "ws://u:p@127.0.0.1:1/x?apiKey=SECRET", "--record"])
+        .arg(&trace)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let recorded = std::fs::read_to_string(&trace).unwrap_or_default();
+    for (what, text) in [("stdout", &*stdout), ("stderr", &*stderr), ("trace", &*recorded)] {
+        assert!(!text.contains("SECRET"), "{what} shows the key: {text}");
+        assert!(!text.contains("u:p"), "{what} shows the password: {text}");
+    }
+    assert!(stderr.contains("127.0.0.1:1/x?apiKey=<redacted>"), "{stderr}");
+}
+
 #[test]
 fn unreachable_browser_exits_1() {
     let out = Command::new(BIN)
@@ -475,6 +498,28 @@ fn watch_flags_errors_settle_recover_and_stop() {
         e["message"].as_str().unwrap().contains("not a JSON object"),
         "{e}"
     );
+    assert_eq!(e["code"], "bad_request", "{e}");
+    // Not UTF-8, then a line over the 1 MiB cap: an error each, the session goes on.
+    {
+        let stdin = cli.stdin.as_mut().unwrap();
+        stdin.write_all(b"{\"id\":1,\"cmd\":\"\xff\xfe\"}\n").unwrap();
+        stdin.flush().unwrap();
+    }
+    let e = cli.expect("error for a line that is not UTF-8", |v| {
+        v["type"] == "error" && v["id"].is_null()
+    });
+    assert!(e["message"].as_str().unwrap().contains("UTF-8"), "{e}");
+    {
+        let stdin = cli.stdin.as_mut().unwrap();
+        stdin.write_all(&vec![b'x'; 3 << 20]).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+    let e = cli.expect("error for a line over the cap", |v| {
+        v["type"] == "error" && v["id"].is_null()
+    });
+    assert_eq!(e["code"], "bad_request", "{e}");
+    assert!(e["message"].as_str().unwrap().contains("1048576"), "{e}");
     cli.send(json!({"id": 3}));
     let e = cli.expect("missing cmd", is_result(3));
     assert_eq!(e["type"], "error");
