@@ -121,7 +121,6 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     std::thread::scope(|scope| {
         for input in &input_rx {
             match input {
-                Input::Line(Line::Bytes(line)) if line.trim_ascii().is_empty() => {}
                 Input::Line(Line::TooLong { len }) => emit(&too_long_line(len, MAX_LINE)),
                 Input::Line(Line::Bytes(line)) => {
                     if handle_line(&client, scope, &line) == Flow::Stop {
