@@ -363,9 +363,7 @@ fn dialog_closed_by_chromium_during_agent_accept_fails_the_answer() {
             run.events
                 .iter()
                 .find_map(|(_, e)| match e {
-                    Event::DialogAnswered { id, outcome } if id == answer => {
-                        Some(outcome.clone())
-                    }
+                    Event::DialogAnswered { id, outcome } if id == answer => Some(outcome.clone()),
                     _ => None,
                 })
                 .expect("every answer settles")
@@ -376,14 +374,19 @@ fn dialog_closed_by_chromium_during_agent_accept_fails_the_answer() {
         assert_eq!((closed.closed_by, closed.accepted), (ClosedBy::Agent, true));
     }
     match &outcomes[4] {
-        Err(e @ cdp_supervisor::DialogError::ClosedByBrowser {
-            dialog_id,
-            result: false,
-            action: DialogAction::Accept,
-        }) => {
+        Err(
+            e @ cdp_supervisor::DialogError::ClosedByBrowser {
+                dialog_id,
+                result: false,
+                action: DialogAction::Accept,
+            },
+        ) => {
             assert_eq!(dialog_id, "d-5");
             assert_eq!(e.code(), "closed_by_browser");
-            assert!(e.to_string().contains("the browser closed dialog d-5"), "{e}");
+            assert!(
+                e.to_string().contains("the browser closed dialog d-5"),
+                "{e}"
+            );
         }
         other => panic!("the fifth answer must fail with ClosedByBrowser: {other:?}"),
     }

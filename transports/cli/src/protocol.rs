@@ -216,10 +216,14 @@ pub fn timeout_ms(value: Option<&Value>, default: Duration) -> Result<Duration, 
     match value {
         None | Some(Value::Null) => Ok(default),
         Some(v) => {
-            let ms = v.as_f64().filter(|t| t.is_finite() && *t > 0.0).ok_or_else(|| bad(v))?;
+            let ms = v
+                .as_f64()
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .ok_or_else(|| bad(v))?;
             // Clamped first, so the conversion cannot fail; the fallback is unreachable.
             let secs = (ms / 1000.0).min(MAX_CDP_TIMEOUT.as_secs_f64());
-            Ok(Duration::try_from_secs_f64(secs).map_or(MAX_CDP_TIMEOUT, |d| d.min(MAX_CDP_TIMEOUT)))
+            Ok(Duration::try_from_secs_f64(secs)
+                .map_or(MAX_CDP_TIMEOUT, |d| d.min(MAX_CDP_TIMEOUT)))
         }
     }
 }
@@ -326,7 +330,10 @@ mod tests {
             .unwrap_err()
             .message
             .contains("unknown cmd"));
-        assert!(parse_line(b"\xff\xfe").unwrap_err().message.contains("UTF-8"));
+        assert!(parse_line(b"\xff\xfe")
+            .unwrap_err()
+            .message
+            .contains("UTF-8"));
         assert!(parse_line(b"[1]").is_err());
         let e = parse_line(br#"{"id":4,"cmd":"dialog","action":"accept","dialog_id":5}"#);
         assert!(e.unwrap_err().message.contains("dialog_id"));

@@ -139,7 +139,9 @@ impl Endpoint {
         };
         let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
         // Userinfo is never sent (nor printed): the DevTools address is host:port.
-        let authority = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+        let authority = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, host)| host);
         Ok(Endpoint::DevTools {
             authority: authority.to_owned(),
         })
@@ -175,7 +177,9 @@ pub fn split_ws_url(url: &str) -> Option<(&str, &str)> {
     let slash = rest.find('/').unwrap_or(rest.len());
     let (authority, path) = rest.split_at(slash);
     // The userinfo (`user:password@`) is never part of the address (nor printed).
-    let authority = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let authority = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
     if authority.is_empty() {
         return None;
     }
@@ -339,7 +343,10 @@ mod tests {
             let _ = l.received(b"");
         }
         let body = r#"{"webSocketDebuggerUrl":"ws://h/é"}"#;
-        let reply = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
         let mut l = JsonVersion::new("http://h:1", "h:1");
         assert_eq!(l.received(reply.as_bytes()), Some(Ok("ws://h/é".into())));
     }
@@ -347,9 +354,15 @@ mod tests {
     #[test]
     fn redaction_hides_userinfo_and_query_values() {
         let r = redact_url("ws://u:p@127.0.0.1:1/x?apiKey=SECRET&token=T2#frag");
-        assert_eq!(r, "ws://<redacted>@127.0.0.1:1/x?apiKey=<redacted>&token=<redacted>#<redacted>");
+        assert_eq!(
+            r,
+            "ws://<redacted>@127.0.0.1:1/x?apiKey=<redacted>&token=<redacted>#<redacted>"
+        );
         assert_eq!(redact_url(""), "");
-        assert_eq!(redact_url("ws://@?=&#"), "ws://<redacted>@?=<redacted>&#<redacted>");
+        assert_eq!(
+            redact_url("ws://@?=&#"),
+            "ws://<redacted>@?=<redacted>&#<redacted>"
+        );
         let e = EndpointError::no_lookup("http://a:b@h:1/?k=v");
         assert!(!e.to_string().contains("a:b") && !e.to_string().contains("=v"));
     }
