@@ -125,6 +125,7 @@ mod tests {
         {
             let mut r = Recorder::create(&path).unwrap();
             r.connect().unwrap();
+            r.connect_to("ws://u:p@h:1/x?token=T").unwrap();
             r.outgoing(r#"{"id":1,"method":"Target.getTargets","params":{}}"#)
                 .unwrap();
             r.incoming(r#"{"id":1,"result":{}}"#).unwrap();
@@ -134,6 +135,7 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         let trace = cdp_supervisor::replay::Trace::parse(&text).unwrap();
-        assert_eq!(trace.entries.len(), 5);
+        assert_eq!(trace.entries.len(), 6);
+        assert!(text.contains(r#""url":"ws://<redacted>@h:1/x?token=<redacted>""#));
     }
 }

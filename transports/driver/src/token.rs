@@ -38,9 +38,11 @@ pub fn random_token() -> std::io::Result<String> {
 /// an embedder's own token is kept.
 ///
 /// ```
-/// let mut config = cdp_supervisor_driver::cdp_supervisor::Config { bridge: true, ..Default::default() };
+/// use cdp_supervisor_driver::cdp_supervisor::{BridgeConfig, Config};
+/// let mut config = Config::default();
+/// config.bridge = Some(BridgeConfig::default());
 /// cdp_supervisor_driver::token::fill_bridge_token(&mut config)?;
-/// assert_eq!(config.bridge_token.len(), 32);
+/// assert_eq!(config.bridge.map(|b| b.token.len()), Some(32));
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn fill_bridge_token(config: &mut Config) -> std::io::Result<()> {
