@@ -21,6 +21,9 @@ use crate::emit;
 /// How long `watch` waits for the page to be live before navigating it.
 const LIVE_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How many stdin lines may wait for the command loop.
+const INPUT_QUEUE: usize = 64;
+
 enum Input {
     Line(Line),
     Eof,
@@ -54,7 +57,9 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     let (events_tx, events_rx) = mpsc::channel::<ClientEvent>();
     let client = Client::connect_with_events(&endpoint, options, events_tx)
         .map_err(|e| runtime(e.to_string()))?;
-    let (input_tx, input_rx) = mpsc::channel::<Input>();
+    // Bounded: a client writing faster than commands are handled waits on its pipe (at
+    // most INPUT_QUEUE lines of at most MAX_LINE bytes are held).
+    let (input_tx, input_rx) = mpsc::sync_channel::<Input>(INPUT_QUEUE);
 
     let fatal_tx = input_tx.clone();
     let printer = std::thread::spawn(move || {
