@@ -102,7 +102,7 @@ pub(crate) fn run(
 pub(crate) fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
     let url = resolve(endpoint)?;
     let err = |error: String| ClientError::Connect {
-        url: url.clone(),
+        url: cdp_supervisor_driver::endpoint::redact_url(&url),
         error,
     };
     let stream = connect_tcp(ws_authority(&url).map_err(err)?).map_err(err)?;

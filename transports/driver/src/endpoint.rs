@@ -14,7 +14,8 @@ const MAX_REPLY: usize = 1 << 20;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("browser endpoint {}: {message}", redact_url(.endpoint))]
 pub struct EndpointError {
-    /// The endpoint given (as given: print it with [`redact_url`]).
+    /// The endpoint given, its credentials redacted ([`redact_url`]), so that neither
+    /// `Display` nor `Debug` shows a secret.
     pub endpoint: String,
     /// What went wrong and what to do.
     pub message: String,
@@ -124,7 +125,7 @@ impl Endpoint {
             return Ok(Endpoint::WebSocket(endpoint.to_owned()));
         }
         let err = |message: &str| EndpointError {
-            endpoint: endpoint.to_owned(),
+            endpoint: redact_url(endpoint),
             message: message.to_owned(),
         };
         if endpoint.starts_with("wss://") || endpoint.starts_with("https://") {
@@ -158,7 +159,7 @@ impl EndpointError {
     /// ```
     pub fn no_lookup(endpoint: &str) -> EndpointError {
         EndpointError {
-            endpoint: endpoint.to_owned(),
+            endpoint: redact_url(endpoint),
             message: "resolving an http:// address needs the transport's `launch` feature (cdp-supervisor-chromium); pass the browser's ws:// URL instead".into(),
         }
     }
@@ -239,7 +240,7 @@ impl JsonVersion {
     /// The exchange for `endpoint`, whose DevTools address is `authority`.
     pub fn new(endpoint: &str, authority: &str) -> JsonVersion {
         JsonVersion {
-            endpoint: endpoint.to_owned(),
+            endpoint: redact_url(endpoint),
             authority: authority.to_owned(),
             reply: Vec::new(),
         }

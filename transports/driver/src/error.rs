@@ -21,7 +21,8 @@ pub enum ClientError {
     /// The WebSocket could not be opened.
     #[error("cannot open the WebSocket to {}: {error}; check that the browser runs with --remote-debugging-port and the URL is current", redact_url(.url))]
     Connect {
-        /// The WebSocket URL (as given: print it with [`redact_url`]).
+        /// The WebSocket URL, its credentials redacted ([`redact_url`]; the transports
+        /// store it redacted, so that `Debug` shows no secret either).
         url: String,
         /// Why.
         error: String,
