@@ -236,7 +236,8 @@ fn handle_line<'scope>(
                                 Ok(c) => {
                                     closed.push(serde_json::to_value(c).unwrap_or(Value::Null))
                                 }
-                                Err(e) => errors.push(Value::String(e.to_string())),
+                                Err(e) => errors
+                                    .push(json!({ "code": e.code(), "message": e.to_string() })),
                             }
                         }
                         let mut obj = json!({ "id": id, "dialogs": closed });
