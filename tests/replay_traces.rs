@@ -1,4 +1,4 @@
-//! Every recorded trace replays without error, and ends in what Chromium did (SPEC §4, §7).
+//! Every recorded trace replays without error, and ends in what Chromium did (the Chromium facts and the recorded-trace rules of `cdp_supervisor::manual`).
 
 mod harness;
 
