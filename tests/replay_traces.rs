@@ -1,4 +1,5 @@
-//! Every recorded trace replays without error, and ends in what Chromium did (the Chromium facts and the recorded-trace rules of `cdp_supervisor::manual`).
+//! Every recorded trace replays without error, and ends in what Chromium did (the
+//! Chromium facts and the recorded-trace rules of `cdp_supervisor::manual`).
 
 mod harness;
 
