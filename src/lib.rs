@@ -63,6 +63,7 @@ mod console;
 pub mod dialog;
 mod dialogs;
 pub mod error;
+pub mod error_code;
 mod event;
 mod flow;
 pub mod frame;
@@ -94,7 +95,8 @@ pub use wire::OutgoingCommand;
 
 /// The README's Rust snippets that use only the core, compiled and run as doc tests so
 /// they cannot drift (the transports' snippets are marked `ignore`: their own crates'
-/// doc tests cover them).
+/// doc tests cover them, and the quickstart is `transports/blocking/examples/quickstart.rs`
+/// verbatim, run by CI and checked equal by that crate's `readme` test).
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -157,7 +157,7 @@ impl Client {
             .name("cdp-supervisor-io".into())
             .spawn(move || crate::io::run(run, clock, ws, endpoint, rx))
             .map_err(|e| ClientError::Connect {
-                url,
+                url: cdp_supervisor_driver::endpoint::redact_url(&url),
                 error: format!("cannot start the I/O thread: {e}"),
             })?;
         let client = Client {

@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod demo;
+pub mod lines;
 pub mod live_view;
 pub mod mcp;
 pub mod protocol;

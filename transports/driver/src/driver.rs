@@ -93,7 +93,8 @@ pub enum ClientEvent {
     Event(Event),
     /// The WebSocket is open (again); the supervisor attaches to the tab.
     Connected {
-        /// The WebSocket URL.
+        /// The WebSocket URL, its credentials redacted
+        /// ([`redact_url`](crate::endpoint::redact_url)).
         url: String,
         /// True after a reconnect.
         reconnected: bool,
@@ -419,10 +420,10 @@ impl Driver {
         self.now = now;
         self.connected = true;
         if let Some(r) = self.recorder.as_mut() {
-            log_io(r.connect());
+            log_io(r.connect_to(url));
         }
         self.broadcast(ClientEvent::Connected {
-            url: url.to_owned(),
+            url: crate::endpoint::redact_url(url),
             reconnected,
         });
         self.sup.handle_connected(now);
