@@ -60,7 +60,11 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     };
     let (browser, client) = match &args.cdp {
         Some(url) => match Client::connect_with_events(url, options.clone(), events_tx.clone()) {
-            Ok(client) => (None, client),
+            Ok(client) => {
+                // Only the client may hold the sender: the printer ends when it closes.
+                drop(events_tx);
+                (None, client)
+            }
             Err(e) if args.fallback_local => {
                 let warning = format!(
                     "the browser at {} could not be reached ({e}); supervising a local headless Chromium instead",
