@@ -53,6 +53,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod act;
 pub mod ax;
 pub mod bridge;
 mod cascade;

@@ -59,3 +59,9 @@ pub struct TableSizes {
     /// Events not yet polled.
     pub queued_events: usize,
 }
+
+/// Console lines one action's result keeps (the first ones; later ones are counted in
+/// `console_dropped`).
+pub const MAX_ACT_CONSOLE_LINES: usize = 200;
+/// Characters one `type` action may type.
+pub const MAX_TYPE_TEXT: usize = 10_000;

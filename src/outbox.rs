@@ -82,6 +82,13 @@ impl Outbox {
         id
     }
 
+    /// A fresh id that no command will use: the answer's id of a flow that reports to the
+    /// embedder by an event of its own.
+    pub fn reserve_id(&mut self) -> u64 {
+        self.last_command_id += 1;
+        self.last_command_id
+    }
+
     /// Queues an event for the embedder.
     pub fn emit(&mut self, event: Event) {
         self.events.push_back(event);

@@ -36,6 +36,7 @@
 //!
 //! [`Event`]: crate::Event
 
+pub(crate) mod act;
 pub(crate) mod attach;
 
 use serde_json::value::RawValue;
@@ -66,7 +67,6 @@ pub(crate) struct FlowCtx<'a> {
     pub out: &'a mut Outbox,
     pub tab: &'a mut Tab,
     /// Read-only: a flow may ask whether a dialog is in its way.
-    #[allow(dead_code)] // the attach flow does not need it; evaluate will
     pub dialogs: &'a Dialogs,
     pub config: &'a Config,
     /// The bridge script, when the bridge is on.
@@ -77,7 +77,6 @@ pub(crate) struct FlowCtx<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FlowStatus {
     Running,
-    #[allow(dead_code)] // the attach flow runs for the supervisor's life
     Done,
 }
 
@@ -89,6 +88,7 @@ pub(crate) type Reply<'a> = Result<Option<&'a RawValue>, CdpError>;
 #[derive(Debug)]
 pub(crate) enum AnyFlow {
     Attach(attach::AttachFlow),
+    Act(Box<act::ActFlow>),
 }
 
 impl AnyFlow {
@@ -101,6 +101,7 @@ impl AnyFlow {
     ) -> Result<FlowStatus, crate::error::InputError> {
         match self {
             AnyFlow::Attach(f) => f.on_reply(ctx, step, cmd, reply),
+            AnyFlow::Act(f) => f.on_reply(ctx, step, cmd, reply),
         }
     }
 
@@ -113,6 +114,7 @@ impl AnyFlow {
     ) -> FlowStatus {
         match self {
             AnyFlow::Attach(f) => f.on_failed(ctx, step, cmd, error),
+            AnyFlow::Act(f) => f.on_failed(ctx, step, cmd, error),
         }
     }
 
@@ -124,18 +126,21 @@ impl AnyFlow {
     ) -> FlowStatus {
         match self {
             AnyFlow::Attach(f) => f.on_event(ctx, session, event),
+            AnyFlow::Act(f) => f.on_event(ctx, session, event),
         }
     }
 
     pub fn deadline(&self) -> Option<f64> {
         match self {
             AnyFlow::Attach(f) => f.deadline(),
+            AnyFlow::Act(f) => f.deadline(),
         }
     }
 
     pub fn on_timeout(&mut self, ctx: &mut FlowCtx<'_>, now: f64) -> FlowStatus {
         match self {
             AnyFlow::Attach(f) => f.on_timeout(ctx, now),
+            AnyFlow::Act(f) => f.on_timeout(ctx, now),
         }
     }
 }
@@ -152,7 +157,6 @@ pub(crate) struct Flows {
 
 impl Flows {
     /// A fresh id for a per-call flow (ids below [`FIRST_DYNAMIC`] are the singletons').
-    #[allow(dead_code)] // for the per-call flows to come
     pub fn next_id(&mut self) -> FlowId {
         self.last_id = self.last_id.max(FIRST_DYNAMIC) + 1;
         FlowId(self.last_id)
