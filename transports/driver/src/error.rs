@@ -38,6 +38,9 @@ pub enum ClientError {
     /// The command failed (the core's error, with what to do).
     #[error(transparent)]
     Command(#[from] CommandError),
+    /// The action could not run (the core's error, with what to do; `code()` is stable).
+    #[error(transparent)]
+    Act(#[from] cdp_supervisor::act::ActError),
     /// The dialog could not be answered.
     #[error(transparent)]
     Dialog(#[from] DialogError),
