@@ -170,10 +170,9 @@ impl Action {
         let bad = |what: &str| ActError::BadRequest {
             what: what.to_owned(),
         };
-        let name = v
-            .get("action")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad("action: missing; one of navigate, back, reload, click, type, press, scroll"))?;
+        let name = v.get("action").and_then(Value::as_str).ok_or_else(|| {
+            bad("action: missing; one of navigate, back, reload, click, type, press, scroll")
+        })?;
         let str_field = |k: &str| v.get(k).and_then(Value::as_str);
         match name {
             "navigate" => {
@@ -269,7 +268,11 @@ fn target_of(v: &Value) -> Result<Option<Target>, ActError> {
             let num = |n: Option<&Value>, k: &str| {
                 n.and_then(Value::as_f64)
                     .filter(|f| f.is_finite())
-                    .ok_or_else(|| bad(&format!("{k}: missing or not a finite number; give x and y")))
+                    .ok_or_else(|| {
+                        bad(&format!(
+                            "{k}: missing or not a finite number; give x and y"
+                        ))
+                    })
             };
             Ok(Some(Target::Point {
                 x: num(x, "x")?,

@@ -34,7 +34,10 @@ pub(crate) fn plan(
     let page_session = tab.page_session().ok_or(CommandError::NotAttached)?;
     let top_frame = tab.page_target().ok_or(CommandError::NotAttached)?;
     // Navigations go through a dialog (Chromium closes it); input would be swallowed.
-    let navigates = matches!(action, Action::Navigate { .. } | Action::Reload | Action::Back);
+    let navigates = matches!(
+        action,
+        Action::Navigate { .. } | Action::Reload | Action::Back
+    );
     if let (false, Some(d)) = (navigates, dialogs.newest_pending()) {
         return Err(ActError::Blocked {
             dialog_id: d.to_owned(),

@@ -167,15 +167,18 @@ impl ActFlow {
             json!({"enabled": true}),
             step::LIFECYCLE,
         );
-        let needs_point = matches!(
-            (&self.action, &self.node),
-            (Action::Click { .. }, Some(_))
-        );
+        let needs_point = matches!((&self.action, &self.node), (Action::Click { .. }, Some(_)));
         match (&self.node, needs_point) {
             (Some(node), true) => {
                 let (s, n) = (node.session.clone(), node.backend_node_id);
                 let p = json!({ "backendNodeId": n });
-                self.send(ctx, &s, "DOM.scrollIntoViewIfNeeded", p.clone(), step::SCROLL_NODE);
+                self.send(
+                    ctx,
+                    &s,
+                    "DOM.scrollIntoViewIfNeeded",
+                    p.clone(),
+                    step::SCROLL_NODE,
+                );
                 self.send(ctx, &s, "DOM.getContentQuads", p, step::QUADS);
                 FlowStatus::Running
             }
@@ -233,7 +236,12 @@ impl ActFlow {
             Action::Scroll(Scroll::To(_)) => {
                 if let Some(node) = &self.node {
                     let p = json!({ "backendNodeId": node.backend_node_id });
-                    cmds.push((node.session.clone(), "DOM.scrollIntoViewIfNeeded", p, step::INPUT));
+                    cmds.push((
+                        node.session.clone(),
+                        "DOM.scrollIntoViewIfNeeded",
+                        p,
+                        step::INPUT,
+                    ));
                 }
             }
             Action::Scroll(_) => {
@@ -271,7 +279,11 @@ impl ActFlow {
             (true, None) => None,
             (_, Some(load)) => {
                 let quiet_at = self.last_console.max(load).max(input_at) + quiet;
-                let ready = if self.almost_idle { quiet_at } else { f64::INFINITY };
+                let ready = if self.almost_idle {
+                    quiet_at
+                } else {
+                    f64::INFINITY
+                };
                 Some(ready.min(load + cap))
             }
             (false, None) => {
@@ -595,7 +607,11 @@ impl ActFlow {
             .filter(|d| !d.is_empty());
         match data {
             Some(d) => {
-                let mime = if self.tried_png { "image/png" } else { "image/webp" };
+                let mime = if self.tried_png {
+                    "image/png"
+                } else {
+                    "image/webp"
+                };
                 self.result.screenshot = Some(Screenshot {
                     mime: mime.into(),
                     data: d.to_owned(),
@@ -637,7 +653,10 @@ impl ActFlow {
             E::ConsoleApiCalled(ev) => {
                 let recorded = crate::console::is_recorded_level(&ev.kind);
                 let line = if recorded {
-                    ctx.tab.console_errors.back().map(|e| (e.text.clone(), e.frame_id.clone()))
+                    ctx.tab
+                        .console_errors
+                        .back()
+                        .map(|e| (e.text.clone(), e.frame_id.clone()))
                 } else {
                     let mut text = String::new();
                     if let Some(raw) = ev.raw_args {
@@ -656,7 +675,8 @@ impl ActFlow {
             }
             E::ExceptionThrown(_) => {
                 if let Some(e) = ctx.tab.console_errors.back() {
-                    let (text, frame) = (e.text.clone(), e.frame_id.as_ref().map(|f| f.to_string()));
+                    let (text, frame) =
+                        (e.text.clone(), e.frame_id.as_ref().map(|f| f.to_string()));
                     self.push_console(now, "exception".into(), text, frame);
                 }
             }

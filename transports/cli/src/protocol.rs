@@ -56,6 +56,13 @@ pub enum Command {
     Recover,
     /// `{"cmd":"stop"}`: settle dialogs (dismiss), detach, exit 0.
     Stop,
+    /// `{"cmd":"act","action":"click","x":10,"y":20}`: an agent action (see the README).
+    Act {
+        /// The action.
+        action: cdp_supervisor::act::Action,
+        /// Its budget and whether to take a screenshot.
+        options: cdp_supervisor::act::ActOptions,
+    },
 }
 
 /// Why a line is not a command; answered with [`error_line`] for `id`.
@@ -65,6 +72,8 @@ pub struct LineError {
     pub id: Value,
     /// What is wrong and what to send instead.
     pub message: String,
+    /// The stable error code, when the line named a command whose errors have one.
+    pub code: Option<&'static str>,
 }
 
 /// Parses one line of stdin. Never panics, whatever the bytes.
@@ -81,6 +90,7 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
     let request: Value = match serde_json::from_slice(line) {
         Ok(v @ Value::Object(_)) => v,
         _ => return Err(LineError {
+            code: None,
             id: Value::Null,
             message:
                 "not a JSON object: send one command a line, e.g. {\"id\":1,\"cmd\":\"snapshot\"}"
@@ -89,6 +99,7 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
     };
     let id = request.get("id").cloned().unwrap_or(Value::Null);
     let fail = |message: String| LineError {
+        code: None,
         id: id.clone(),
         message,
     };
@@ -101,7 +112,8 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
     };
     let Some(cmd) = str_field("cmd") else {
         return Err(fail(
-            "missing \"cmd\": one of snapshot, dialog, cdp, policy, recover, settle, stop".into(),
+            "missing \"cmd\": one of snapshot, dialog, cdp, act, policy, recover, settle, stop"
+                .into(),
         ));
     };
     let command = match cmd.as_str() {
@@ -134,13 +146,24 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
                     Duration::from_micros((ms * 1000.0) as u64).min(MAX_CDP_TIMEOUT)
                 }),
         },
+        "act" => {
+            let coded = |e: cdp_supervisor::act::ActError| LineError {
+                code: Some(e.code()),
+                id: id.clone(),
+                message: e.to_string(),
+            };
+            Command::Act {
+                action: cdp_supervisor::act::Action::from_json(&request).map_err(coded)?,
+                options: cdp_supervisor::act::ActOptions::from_json(&request).map_err(coded)?,
+            }
+        }
         "recover" => Command::Recover,
         "stop" => Command::Stop,
         "evaluate" => return Err(fail(
             "evaluate is not implemented yet; use {\"cmd\":\"cdp\",\"method\":\"Runtime.evaluate\",...} meanwhile".into(),
         )),
         other => return Err(fail(format!(
-            "unknown cmd {other:?}: use snapshot, dialog, cdp, policy, recover, settle or stop"
+            "unknown cmd {other:?}: use snapshot, dialog, cdp, act, policy, recover, settle or stop"
         ))),
     };
     Ok(Request { id, command })
@@ -192,6 +215,20 @@ pub fn result_line(id: &Value, key: &str, value: Value) -> String {
 /// ```
 pub fn error_line(id: &Value, message: &str) -> String {
     typed("error", &json!({ "id": id, "message": message }))
+}
+
+/// An error line with a stable `code` (`bad_request`, `blocked`, `timeout`, ...).
+///
+/// ```
+/// use cdp_supervise::protocol::coded_error_line;
+/// let line = coded_error_line(&serde_json::json!(1), "blocked", "m");
+/// assert!(line.starts_with(r#"{"type":"error","#) && line.contains(r#""code":"blocked""#));
+/// ```
+pub fn coded_error_line(id: &Value, code: &str, message: &str) -> String {
+    typed(
+        "error",
+        &json!({ "id": id, "code": code, "message": message }),
+    )
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use cdp_supervise::demo::{DemoSite, DEMO_INTERVAL_S};
 use cdp_supervise::protocol::{
-    diff_line, error_line, parse_line, result_line, typed, Command, DEFAULT_CDP_TIMEOUT,
+    coded_error_line, diff_line, error_line, parse_line, result_line, typed, Command,
+    DEFAULT_CDP_TIMEOUT,
 };
 use cdp_supervisor::{Event, PageState};
 use cdp_supervisor_blocking::{
@@ -181,7 +182,10 @@ fn handle_line<'scope>(
     let (id, command) = match parse_line(line.as_bytes()) {
         Ok(request) => (request.id, request.command),
         Err(e) => {
-            emit(&error_line(&e.id, &e.message));
+            emit(&match e.code {
+                Some(code) => coded_error_line(&e.id, code, &e.message),
+                None => error_line(&e.id, &e.message),
+            });
             return Flow::Continue;
         }
     };
@@ -261,6 +265,17 @@ fn handle_line<'scope>(
             scope.spawn(move || {
                 emit(&match client.recover() {
                     Ok(r) => result_line(&id, "result", r),
+                    Err(e) => error_line(&id, &e.to_string()),
+                });
+            });
+        }
+        Command::Act { action, options } => {
+            scope.spawn(move || {
+                emit(&match client.act(action, options) {
+                    Ok(r) => {
+                        result_line(&id, "act", serde_json::to_value(r).unwrap_or(Value::Null))
+                    }
+                    Err(ClientError::Act(e)) => coded_error_line(&id, e.code(), &e.to_string()),
                     Err(e) => error_line(&id, &e.to_string()),
                 });
             });

@@ -67,8 +67,8 @@ pub mod prelude {
 pub use cdp_supervisor::{DialogAction, DialogPolicy, Snapshot};
 pub use clock::Clock;
 pub use driver::{
-    command_result, ActOutcome, ClientEvent, CommandUpdate, DialogOutcome, Options, Reply, Request, Subscriber,
-    Updates, CONNECT_TIMEOUT, SETTLE_TIMEOUT,
+    command_result, ActOutcome, ClientEvent, CommandUpdate, DialogOutcome, Options, Reply, Request,
+    Subscriber, Updates, CONNECT_TIMEOUT, SETTLE_TIMEOUT,
 };
 pub use error::ClientError;
 pub use loop_driver::{Action, LoopDriver};
