@@ -17,7 +17,6 @@
 //! Replies to the flow's commands that come later (a mouse release that a dialog held)
 //! are dropped quietly.
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
@@ -43,7 +42,6 @@ mod step {
     pub const BOX_MODEL: u16 = 4;
     pub const FOCUS: u16 = 5;
     pub const INPUT: u16 = 6;
-    pub const LAYOUT: u16 = 7;
     pub const NAVIGATE: u16 = 8;
     pub const HISTORY: u16 = 9;
     pub const SCREENSHOT: u16 = 10;
@@ -85,6 +83,8 @@ pub(crate) struct ActFlow {
     point: Option<Point>,
     level: usize,
     inputs_pending: usize,
+    /// `type` with a target: its `DOM.focus` was answered.
+    focused: bool,
     input_done_at: Option<f64>,
     nav_started: bool,
     navigated: bool,
@@ -125,6 +125,7 @@ impl ActFlow {
             point: None,
             level: 0,
             inputs_pending: 0,
+            focused: false,
             input_done_at: None,
             nav_started: false,
             navigated: false,
@@ -219,15 +220,19 @@ impl ActFlow {
                     cmds.push((page.clone(), "Input.dispatchMouseEvent", p, step::INPUT));
                 }
             }
-            Action::Type { text, .. } => {
-                if let Some(node) = &self.node {
+            Action::Type { text, .. } => match &self.node {
+                // Keys go through the browser, the focus through the renderer: the keys
+                // wait for the focus's reply, or they reach the element focused before.
+                Some(node) if !self.focused => {
                     let p = json!({ "backendNodeId": node.backend_node_id });
                     cmds.push((node.session.clone(), "DOM.focus", p, step::FOCUS));
                 }
-                for e in type_events(text) {
-                    cmds.push((page.clone(), "Input.dispatchKeyEvent", e, step::INPUT));
+                _ => {
+                    for e in type_events(text) {
+                        cmds.push((page.clone(), "Input.dispatchKeyEvent", e, step::INPUT));
+                    }
                 }
-            }
+            },
             Action::Press { key, .. } => {
                 for e in press_events(key) {
                     cmds.push((page.clone(), "Input.dispatchKeyEvent", e, step::INPUT));
@@ -244,8 +249,16 @@ impl ActFlow {
                     ));
                 }
             }
-            Action::Scroll(_) => {
-                cmds.push((page, "Page.getLayoutMetrics", json!({}), step::LAYOUT));
+            Action::Scroll(direction) => {
+                // A wheel at the viewport's centre scrolls whatever is under it (an
+                // iframe, a scroll box) and lands asynchronously; the top document's own
+                // scroll is what "one viewport" means.
+                let sign = if *direction == Scroll::Up { "-" } else { "" };
+                let p = json!({
+                    "expression": format!("window.scrollBy(0, {sign}window.innerHeight)"),
+                    "returnByValue": true,
+                });
+                cmds.push((page, "Runtime.evaluate", p, step::INPUT));
             }
         }
         self.inputs_pending = cmds.len();
@@ -403,12 +416,10 @@ impl ActFlow {
                 Ok(v) => self.on_box_model(ctx, &v),
                 Err(e) => self.fail(ctx, e.into()),
             },
-            step::FOCUS | step::INPUT | step::NAVIGATE | step::HISTORY | step::LAYOUT => {
-                match value(reply) {
-                    Ok(v) => self.on_input_reply(ctx, step, &v),
-                    Err(e) => self.fail(ctx, e.into()),
-                }
-            }
+            step::FOCUS | step::INPUT | step::NAVIGATE | step::HISTORY => match value(reply) {
+                Ok(v) => self.on_input_reply(ctx, step, &v),
+                Err(e) => self.fail(ctx, e.into()),
+            },
             step::SCREENSHOT => self.on_screenshot(ctx, value(reply).ok()),
             step::TITLE => {
                 if let Ok(v) = value(reply) {
@@ -436,7 +447,7 @@ impl ActFlow {
             step::TITLE => self.capture_done(ctx),
             // Input that got no reply within the budget: the page is busy; report it as
             // it is, unsettled.
-            step::INPUT | step::FOCUS | step::LAYOUT | step::NAVIGATE
+            step::INPUT | step::FOCUS | step::NAVIGATE
                 if matches!(error, CommandError::Timeout { .. }) =>
             {
                 match self.phase {
@@ -532,6 +543,10 @@ impl ActFlow {
             return FlowStatus::Running;
         }
         match step {
+            step::FOCUS => {
+                self.focused = true;
+                return self.input(ctx);
+            }
             step::NAVIGATE => {
                 if let Some(error) = v.get("errorText").and_then(Value::as_str) {
                     let url = match &self.action {
@@ -568,27 +583,6 @@ impl ActFlow {
                 let p = json!({ "entryId": entry });
                 self.send(ctx, &page, "Page.navigateToHistoryEntry", p, step::INPUT);
                 return FlowStatus::Running; // the history step is replaced by this one
-            }
-            step::LAYOUT => {
-                let Ok(m) = LayoutMetrics::deserialize(v) else {
-                    return self.fail(
-                        ctx,
-                        ActError::BadRequest {
-                            what: "scroll: Page.getLayoutMetrics gave no viewport".into(),
-                        },
-                    );
-                };
-                let vp = m.css_visual_viewport;
-                let dy = if self.action == Action::Scroll(Scroll::Up) {
-                    -vp.client_height
-                } else {
-                    vp.client_height
-                };
-                let p = json!({"type": "mouseWheel", "x": vp.client_width / 2.0,
-                    "y": vp.client_height / 2.0, "deltaX": 0, "deltaY": dy});
-                let page = self.page_session.clone();
-                self.send(ctx, &page, "Input.dispatchMouseEvent", p, step::INPUT);
-                return FlowStatus::Running;
             }
             _ => {}
         }
@@ -738,19 +732,4 @@ impl ActFlow {
             at: now,
         });
     }
-}
-
-/// `Page.getLayoutMetrics`, the part read.
-#[derive(Deserialize)]
-struct LayoutMetrics {
-    #[serde(rename = "cssVisualViewport")]
-    css_visual_viewport: Viewport,
-}
-
-#[derive(Deserialize)]
-struct Viewport {
-    #[serde(rename = "clientWidth")]
-    client_width: f64,
-    #[serde(rename = "clientHeight")]
-    client_height: f64,
 }

@@ -3,6 +3,7 @@
 //! dialog-closing proxy, and a recorded client per scenario for each transport.
 #![allow(dead_code, unused_imports)]
 
+pub mod act_site;
 pub mod blocking;
 pub mod bridge_site;
 pub mod demo_tree;
