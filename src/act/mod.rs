@@ -406,6 +406,26 @@ pub struct ActResult {
     /// The dialog that opened during the action and ended it at once (no screenshot: a
     /// tab with a dialog cannot paint). Answer it, then act again.
     pub ended_by_dialog: Option<String>,
+    /// Where the time went, in seconds on the embedder's clock.
+    #[serde(default)]
+    pub timing: ActTiming,
+}
+
+/// Where an action's time went, in seconds: locating the target and the input until its
+/// last reply, the settle wait, the screenshot and title.
+///
+/// ```
+/// let t = cdp_supervisor::act::ActTiming::default();
+/// assert_eq!(t.input + t.settle + t.capture, 0.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct ActTiming {
+    /// From the start to the input's last reply.
+    pub input: f64,
+    /// From there to settled (or the budget's end).
+    pub settle: f64,
+    /// The screenshot and the title.
+    pub capture: f64,
 }
 
 /// Why an action could not run.

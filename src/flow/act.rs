@@ -21,8 +21,8 @@ use serde_json::{json, Value};
 
 use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
 use crate::act::{
-    ActConsoleLine, ActError, ActOptions, ActResult, Action, Point, Screenshot, Scroll, Target,
-    CAPTURE_TIMEOUT, SETTLE_CAP, SETTLE_QUIET,
+    ActConsoleLine, ActError, ActOptions, ActResult, ActTiming, Action, Point, Screenshot, Scroll,
+    Target, CAPTURE_TIMEOUT, SETTLE_CAP, SETTLE_QUIET,
 };
 use crate::cdp::CdpEvent;
 use crate::command::{CommandId, InFlight, Purpose};
@@ -79,6 +79,8 @@ pub(crate) struct ActFlow {
     node: Option<NodeAt>,
     phase: Phase,
     budget_at: f64,
+    started_at: f64,
+    capture_at: Option<f64>,
     /// Locating: the point found so far, and the OOPIF level being added.
     point: Option<Point>,
     level: usize,
@@ -122,6 +124,8 @@ impl ActFlow {
             node,
             phase: Phase::Locate,
             budget_at,
+            started_at: now,
+            capture_at: None,
             point: None,
             level: 0,
             inputs_pending: 0,
@@ -323,6 +327,7 @@ impl ActFlow {
         self.phase = Phase::Capture;
         self.result.settled = settled;
         let now = ctx.out.now();
+        self.capture_at = Some(now);
         let deadline = self.budget_at.max(now + CAPTURE_TIMEOUT.as_secs_f64());
         self.budget_at = deadline;
         self.wake = Some(deadline);
@@ -342,6 +347,14 @@ impl ActFlow {
     fn finish(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
         let mut result = std::mem::take(&mut self.result);
         result.navigated = self.navigated;
+        let now = ctx.out.now();
+        let input_at = self.input_done_at.unwrap_or(now);
+        let capture_at = self.capture_at.unwrap_or(now);
+        result.timing = ActTiming {
+            input: (input_at - self.started_at).max(0.0),
+            settle: (capture_at - input_at).max(0.0),
+            capture: (now - capture_at).max(0.0),
+        };
         result.url = ctx
             .tab
             .frames
