@@ -7,7 +7,8 @@
 //!    the node's session, then for every OOPIF above it `DOM.getFrameOwner` and
 //!    `DOM.getBoxModel` on the parent's session: the `<iframe>`'s content-box origin is
 //!    added to the point.
-//! 3. Input, pipelined: mouse moved/pressed/released, key events, a wheel, a navigation.
+//! 3. Input, pipelined: mouse moved/pressed/released, key events (after `DOM.focus`
+//!    answered), `window.scrollBy`, a navigation.
 //! 4. Settle: a navigation of the top frame waits for `load`, then `networkAlmostIdle`
 //!    and 500 ms of console quiet (at most 3 s after the load); without one, 500 ms of
 //!    quiet after the input. The budget bounds it all.
