@@ -236,6 +236,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn act_lines_parse_and_bad_ones_carry_a_code() {
+        let p = |s: &str| parse_line(s.as_bytes());
+        let r =
+            p(r#"{"id":8,"cmd":"act","action":"click","x":10,"y":20,"timeout_ms":2000}"#).unwrap();
+        match r.command {
+            Command::Act { action, options } => {
+                assert_eq!(action.name(), "click");
+                assert_eq!(options.timeout, Duration::from_secs(2));
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = p(r#"{"id":9,"cmd":"act","action":"navigate"}"#).unwrap_err();
+        assert_eq!((e.code, e.id), (Some("bad_request"), json!(9)));
+        assert!(e.message.contains("url"));
+        let e = p(r#"{"id":9,"cmd":"act","action":"press","key":"Nope"}"#).unwrap_err();
+        assert_eq!(e.code, Some("bad_request"));
+    }
+
+    #[test]
     fn every_command_parses() {
         let p = |s: &str| parse_line(s.as_bytes()).map(|r| r.command);
         assert_eq!(p(r#"{"cmd":"recover"}"#), Ok(Command::Recover));
