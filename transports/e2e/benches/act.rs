@@ -1,7 +1,7 @@
 //! Click-to-result on a static page: the supervisor's `act` (split into input, settle and
 //! capture as the result's `timing` reports them) against the same raw CDP calls made
 //! directly over a second WebSocket to the same tab (three mouse events, the same 500 ms
-//! quiet, `Page.captureScreenshot` webp and a `document.title` evaluate), interleaved
+//! quiet, `Page.captureScreenshot` webp), interleaved
 //! round by round in one run. `cargo bench -p cdp-supervisor-e2e --bench act -- [ROUNDS]`.
 
 #[allow(dead_code)]
@@ -35,6 +35,10 @@ impl Raw {
             .unwrap()
             .to_owned();
         let stream = TcpStream::connect(host).unwrap();
+        stream.set_nodelay(true).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
         let (ws, _) = tungstenite::client(browser_ws, stream).unwrap();
         let mut raw = Raw {
             ws,
@@ -55,6 +59,9 @@ impl Raw {
             json!({"targetId": page, "flatten": true}),
         );
         raw.session = attached["sessionId"].as_str().unwrap().to_owned();
+        let s = raw.session.clone();
+        raw.call(Some(&s), "Page.enable", json!({}));
+        raw.call(Some(&s), "Runtime.enable", json!({}));
         raw
     }
 
@@ -64,13 +71,19 @@ impl Raw {
         if let Some(s) = session {
             msg["sessionId"] = json!(s);
         }
+        if std::env::var_os("ACT_BENCH_DEBUG").is_some() {
+            eprintln!("raw -> {method} #{}", self.next);
+        }
         self.ws.send(Message::text(msg.to_string())).unwrap();
         self.next
     }
 
     fn wait(&mut self, id: u64) -> Value {
         loop {
-            let msg = self.ws.read().unwrap();
+            let msg = self
+                .ws
+                .read()
+                .unwrap_or_else(|e| panic!("raw CDP: no reply to command {id}: {e}"));
             let Message::Text(t) = msg else { continue };
             let v: Value = serde_json::from_str(t.as_str()).unwrap();
             if v["id"] == json!(id) {
@@ -106,13 +119,10 @@ impl Raw {
             "Page.captureScreenshot",
             json!({"format": "webp"}),
         );
-        let title = self.send(
-            Some(&s),
-            "Runtime.evaluate",
-            json!({"expression": "document.title", "returnByValue": true}),
-        );
+        // No `document.title` here: on this second connection a `Runtime.evaluate` after
+        // the mouse events went unanswered at times (measured; not understood yet), so the
+        // raw capture is the screenshot alone; the supervisor's runs the title in parallel.
         assert!(!self.wait(shot)["data"].as_str().unwrap_or("").is_empty());
-        self.wait(title);
         let t3 = Instant::now();
         (
             (t1 - t0).as_secs_f64(),
@@ -144,7 +154,9 @@ fn main() {
         url: site.url("/second"),
     };
     client.act(nav, ActOptions::default()).unwrap();
+    eprintln!("page open; connecting the raw client");
     let mut raw = Raw::connect(browser.ws_url());
+    eprintln!("raw client attached");
     let click = || Action::Click {
         target: Target::Point { x: 400.0, y: 300.0 },
     };
