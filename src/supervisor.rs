@@ -361,6 +361,8 @@ impl Supervisor {
         options: crate::act::ActOptions,
     ) -> Result<CommandId, crate::act::ActError> {
         self.out.advance(now);
+        // Refs resolve through the accessibility snapshot's ref table once the supervisor
+        // holds one; until then every ref is stale.
         let plan = crate::act::plan::plan(&self.tab, &self.dialogs, &action, |_| None)?;
         let answer = self.out.reserve_id();
         let id = self.flows.next_id();

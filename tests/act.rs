@@ -223,3 +223,45 @@ fn bad_parameters_are_refused_before_anything_is_sent() {
     h.drain();
     assert!(h.sent.is_empty());
 }
+
+#[test]
+fn errors_and_exceptions_are_captured_with_their_level_and_earlier_ones_are_not() {
+    let mut h = Harness::attached(Config::default());
+    h.event(
+        PS,
+        "Runtime.consoleAPICalled",
+        r#"{"type":"error","args":[{"type":"string","value":"before"}],"executionContextId":1}"#,
+    );
+    let id = h.sup.act(h.now, click(), ActOptions::default()).unwrap();
+    h.drain();
+    answer_input(&mut h);
+    h.event(
+        PS,
+        "Runtime.consoleAPICalled",
+        r#"{"type":"error","args":[{"type":"string","value":"bad"}],"executionContextId":1}"#,
+    );
+    h.event(
+        PS,
+        "Runtime.exceptionThrown",
+        r#"{"timestamp":1,"exceptionDetails":{"exceptionId":1,"text":"Uncaught","lineNumber":0,"columnNumber":0,"exception":{"type":"object","description":"Error: boom"}}}"#,
+    );
+    console_log(&mut h, "info line");
+    h.advance(0.6);
+    answer_capture(&mut h, "UklGRg==");
+    let r = result(&h, id).expect("finished").unwrap();
+    let lines: Vec<(&str, &str)> = r
+        .console
+        .iter()
+        .map(|l| (l.level.as_str(), l.text.as_str()))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            ("error", "bad"),
+            ("exception", "Error: boom"),
+            ("log", "info line")
+        ]
+    );
+    // The ring (errors only) kept them too.
+    assert_eq!(h.snapshot().console_errors.len(), 3);
+}

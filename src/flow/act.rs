@@ -661,10 +661,7 @@ impl ActFlow {
             E::ConsoleApiCalled(ev) => {
                 let recorded = crate::console::is_recorded_level(&ev.kind);
                 let line = if recorded {
-                    ctx.tab
-                        .console_errors
-                        .back()
-                        .map(|e| (e.text.clone(), e.frame_id.clone()))
+                    just_recorded(ctx, session, now).map(|e| (e.text.clone(), e.frame_id.clone()))
                 } else {
                     let mut text = String::new();
                     if let Some(raw) = ev.raw_args {
@@ -682,7 +679,7 @@ impl ActFlow {
                 }
             }
             E::ExceptionThrown(_) => {
-                if let Some(e) = ctx.tab.console_errors.back() {
+                if let Some(e) = just_recorded(ctx, session, now) {
                     let (text, frame) =
                         (e.text.clone(), e.frame_id.as_ref().map(|f| f.to_string()));
                     self.push_console(now, "exception".into(), text, frame);
@@ -746,4 +743,18 @@ impl ActFlow {
             at: now,
         });
     }
+}
+
+/// The console ring's entry that `session`'s event at `now` just added (its text was moved
+/// there), if it added one.
+fn just_recorded<'a>(
+    ctx: &'a FlowCtx<'_>,
+    session: &str,
+    now: f64,
+) -> Option<&'a crate::snapshot::ConsoleEntry> {
+    ctx.tab
+        .console_errors
+        .back()
+        .map(|e| &**e)
+        .filter(|e| e.at == now && e.session_id.as_deref() == Some(session))
 }
