@@ -265,3 +265,23 @@ fn errors_and_exceptions_are_captured_with_their_level_and_earlier_ones_are_not(
     // The ring (errors only) kept them too.
     assert_eq!(h.snapshot().console_errors.len(), 3);
 }
+
+#[test]
+fn under_an_auto_policy_a_dialog_does_not_end_the_action() {
+    let mut config = Config::default();
+    config.policy = cdp_supervisor::DialogPolicy::AutoAccept;
+    let mut h = Harness::attached(config);
+    let id = h.sup.act(h.now, click(), ActOptions::default()).unwrap();
+    h.drain();
+    h.dialog_opening(PAGE, "alert", "hi");
+    assert!(
+        result(&h, id).is_none(),
+        "the policy answers it; the action goes on"
+    );
+    h.dialog_closed(PAGE, true);
+    answer_input(&mut h);
+    h.advance(0.6);
+    answer_capture(&mut h, "UklGRg==");
+    let r = result(&h, id).expect("finished").unwrap();
+    assert!(r.settled && r.ended_by_dialog.is_none() && r.pending_dialogs.is_empty());
+}

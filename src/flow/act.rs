@@ -28,6 +28,7 @@ use crate::act::{
 use crate::cdp::CdpEvent;
 use crate::command::{CommandId, InFlight, Purpose};
 use crate::console::{append_arg, truncate};
+use crate::dialog::DialogPolicy;
 use crate::error::{CommandError, InputError};
 use crate::event::Event;
 use crate::keys::{press_events, type_events};
@@ -685,7 +686,8 @@ impl ActFlow {
                     self.push_console(now, "exception".into(), text, frame);
                 }
             }
-            E::DialogOpening(_) => {
+            // Under an auto policy the dialog is being answered already: the action goes on.
+            E::DialogOpening(_) if ctx.dialogs.policy() == DialogPolicy::MustRespond => {
                 if let Some(d) = ctx.dialogs.newest_pending() {
                     if self.phase != Phase::Capture || self.captures_pending > 0 {
                         self.result.ended_by_dialog = Some(d.to_owned());
