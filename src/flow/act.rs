@@ -218,11 +218,11 @@ impl ActFlow {
                 };
                 self.result.mouse = Some(at);
                 for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
-                    let mut p = json!({"type": kind, "x": at.x, "y": at.y});
-                    if kind != "mouseMoved" {
-                        p["button"] = json!("left");
-                        p["clickCount"] = json!(1);
-                    }
+                    let p = if kind == "mouseMoved" {
+                        json!({"type": kind, "x": at.x, "y": at.y})
+                    } else {
+                        json!({"type": kind, "x": at.x, "y": at.y, "button": "left", "clickCount": 1})
+                    };
                     cmds.push((page.clone(), "Input.dispatchMouseEvent", p, step::INPUT));
                 }
             }
