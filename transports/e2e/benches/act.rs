@@ -1,7 +1,7 @@
 //! Click-to-result on a static page: the supervisor's `act` (split into input, settle and
 //! capture as the result's `timing` reports them) against the same raw CDP calls made
 //! directly over a second WebSocket to the same tab (three mouse events, the same 500 ms
-//! quiet, `Page.captureScreenshot` webp), interleaved
+//! quiet, `Page.captureScreenshot` webp and a `document.title` evaluate), interleaved
 //! round by round in one run. `cargo bench -p cdp-supervisor-e2e --bench act -- [ROUNDS]`.
 
 #[allow(dead_code)]
@@ -24,6 +24,8 @@ struct Raw {
     ws: Ws,
     next: u64,
     session: String,
+    /// Replies that came before the one waited for.
+    early: Vec<(u64, Value)>,
 }
 
 impl Raw {
@@ -44,6 +46,7 @@ impl Raw {
             ws,
             next: 0,
             session: String::new(),
+            early: Vec::new(),
         };
         let targets = raw.call(None, "Target.getTargets", json!({}));
         let page = targets["targetInfos"]
@@ -79,6 +82,11 @@ impl Raw {
     }
 
     fn wait(&mut self, id: u64) -> Value {
+        // Replies come out of order (an evaluate sent after a screenshot is answered
+        // first): keep the others for their turn.
+        if let Some(i) = self.early.iter().position(|(i, _)| *i == id) {
+            return self.early.swap_remove(i).1;
+        }
         loop {
             let msg = self
                 .ws
@@ -86,8 +94,10 @@ impl Raw {
                 .unwrap_or_else(|e| panic!("raw CDP: no reply to command {id}: {e}"));
             let Message::Text(t) = msg else { continue };
             let v: Value = serde_json::from_str(t.as_str()).unwrap();
-            if v["id"] == json!(id) {
-                return v["result"].clone();
+            match v["id"].as_u64() {
+                Some(i) if i == id => return v["result"].clone(),
+                Some(i) => self.early.push((i, v["result"].clone())),
+                None => {}
             }
         }
     }
@@ -119,10 +129,13 @@ impl Raw {
             "Page.captureScreenshot",
             json!({"format": "webp"}),
         );
-        // No `document.title` here: on this second connection a `Runtime.evaluate` after
-        // the mouse events went unanswered at times (measured; not understood yet), so the
-        // raw capture is the screenshot alone; the supervisor's runs the title in parallel.
+        let title = self.send(
+            Some(&s),
+            "Runtime.evaluate",
+            json!({"expression": "document.title", "returnByValue": true}),
+        );
         assert!(!self.wait(shot)["data"].as_str().unwrap_or("").is_empty());
+        self.wait(title);
         let t3 = Instant::now();
         (
             (t1 - t0).as_secs_f64(),
