@@ -26,13 +26,29 @@ use crate::limits::MAX_TYPE_TEXT;
 use crate::snapshot::PendingDialog;
 
 /// How long an action may take to settle, by default (see [`ActOptions::timeout`]).
+///
+/// ```
+/// assert_eq!(cdp_supervisor::act::DEFAULT_ACT_TIMEOUT.as_secs(), 10);
+/// ```
 pub const DEFAULT_ACT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Console quiet that counts as settled.
+///
+/// ```
+/// assert_eq!(cdp_supervisor::act::SETTLE_QUIET.as_millis(), 500);
+/// ```
 pub const SETTLE_QUIET: Duration = Duration::from_millis(500);
 /// Longest wait for quiet (and `networkAlmostIdle`) after the load, or after the input
 /// when nothing navigated: a page that logs forever still settles.
+///
+/// ```
+/// assert_eq!(cdp_supervisor::act::SETTLE_CAP.as_secs(), 3);
+/// ```
 pub const SETTLE_CAP: Duration = Duration::from_secs(3);
 /// The least time the screenshot and title get, even when the settle budget is spent.
+///
+/// ```
+/// assert_eq!(cdp_supervisor::act::CAPTURE_TIMEOUT.as_secs(), 3);
+/// ```
 pub const CAPTURE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// What an action aims at.
@@ -338,6 +354,13 @@ impl ActOptions {
 }
 
 /// A console line or exception that arrived while an action ran.
+///
+/// ```
+/// use cdp_supervisor::act::ActConsoleLine;
+/// let l = ActConsoleLine { level: "log".into(), text: "hi".into(), frame_id: None, at: 1.0 };
+/// assert_eq!(serde_json::to_string(&l)?, r#"{"level":"log","text":"hi","frame_id":null,"at":1.0}"#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ActConsoleLine {
     /// `log`, `info`, `warning`, `error`, `debug`, ... as Chromium names the call, or
@@ -352,6 +375,12 @@ pub struct ActConsoleLine {
 }
 
 /// A screenshot, base64-encoded.
+///
+/// ```
+/// use cdp_supervisor::act::Screenshot;
+/// let s = Screenshot { mime: "image/webp".into(), data: "UklGRg==".into() };
+/// assert!(s.data.starts_with("UklGR")); // "RIFF"
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Screenshot {
     /// `image/webp`, or `image/png` when webp failed.
@@ -361,6 +390,12 @@ pub struct Screenshot {
 }
 
 /// A point in top-level CSS pixels.
+///
+/// ```
+/// let p = cdp_supervisor::act::Point { x: 1.0, y: 2.0 };
+/// assert_eq!(serde_json::to_string(&p)?, r#"{"x":1.0,"y":2.0}"#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// Left.
