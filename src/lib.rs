@@ -41,7 +41,8 @@
 //! - `Outbox` (`outbox.rs`): the clock, command ids, commands in flight, output queues.
 //! - `Dialogs` (`dialogs.rs`): every dialog rule, one record per answer in flight.
 //! - `Tab` (`tab.rs`): the page, sessions, frames, routing, the console ring.
-//! - Flows (`flow/`): multi-step jobs as small state machines; the attach flow first.
+//! - Flows (`flow/`): multi-step jobs as small state machines; the attach flow first, the
+//!   act flow of [`act`] (agent actions) next.
 //! - [`Config`], [`Event`], [`Output`], [`Warning`]: the public inputs and outputs.
 //! - [`dialog`], [`frame`], [`session`], [`command`]: the tables' types.
 //! - [`snapshot`]: the snapshot and diff types, the `frame_tree` view, [`Mirror`].
@@ -53,6 +54,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod act;
 pub mod ax;
 pub mod bridge;
 mod cascade;

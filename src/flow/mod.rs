@@ -36,6 +36,7 @@
 //!
 //! [`Event`]: crate::Event
 
+pub(crate) mod act;
 pub(crate) mod attach;
 pub(crate) mod ax_snapshot;
 pub(crate) mod resolve_ref;
@@ -68,7 +69,6 @@ pub(crate) struct FlowCtx<'a> {
     pub out: &'a mut Outbox,
     pub tab: &'a mut Tab,
     /// Read-only: a flow may ask whether a dialog is in its way.
-    #[allow(dead_code)] // the attach flow does not need it; evaluate will
     pub dialogs: &'a Dialogs,
     pub config: &'a Config,
     /// The bridge script, when the bridge is on.
@@ -92,6 +92,7 @@ pub(crate) enum AnyFlow {
     Attach(attach::AttachFlow),
     AxSnapshot(ax_snapshot::AxSnapshotFlow),
     ResolveRef(resolve_ref::ResolveRefFlow),
+    Act(Box<act::ActFlow>),
 }
 
 impl AnyFlow {
@@ -106,6 +107,7 @@ impl AnyFlow {
             AnyFlow::Attach(f) => f.on_reply(ctx, step, cmd, reply),
             AnyFlow::AxSnapshot(f) => f.on_reply(ctx, step, cmd, reply),
             AnyFlow::ResolveRef(f) => f.on_reply(ctx, step, cmd, reply),
+            AnyFlow::Act(f) => f.on_reply(ctx, step, cmd, reply),
         }
     }
 
@@ -120,6 +122,7 @@ impl AnyFlow {
             AnyFlow::Attach(f) => f.on_failed(ctx, step, cmd, error),
             AnyFlow::AxSnapshot(f) => f.on_failed(ctx, step, cmd, error),
             AnyFlow::ResolveRef(f) => f.on_failed(ctx, step, cmd, error),
+            AnyFlow::Act(f) => f.on_failed(ctx, step, cmd, error),
         }
     }
 
@@ -133,6 +136,7 @@ impl AnyFlow {
             AnyFlow::Attach(f) => f.on_event(ctx, session, event),
             AnyFlow::AxSnapshot(f) => f.on_event(ctx, session, event),
             AnyFlow::ResolveRef(f) => f.on_event(ctx, session, event),
+            AnyFlow::Act(f) => f.on_event(ctx, session, event),
         }
     }
 
@@ -141,6 +145,7 @@ impl AnyFlow {
             AnyFlow::Attach(f) => f.deadline(),
             AnyFlow::AxSnapshot(f) => f.deadline(),
             AnyFlow::ResolveRef(f) => f.deadline(),
+            AnyFlow::Act(f) => f.deadline(),
         }
     }
 
@@ -149,6 +154,7 @@ impl AnyFlow {
             AnyFlow::Attach(f) => f.on_timeout(ctx, now),
             AnyFlow::AxSnapshot(f) => f.on_timeout(ctx, now),
             AnyFlow::ResolveRef(f) => f.on_timeout(ctx, now),
+            AnyFlow::Act(f) => f.on_timeout(ctx, now),
         }
     }
 }

@@ -61,6 +61,13 @@ pub enum Command {
     AxSnapshot(AxOptions),
     /// `{"cmd":"stop"}`: settle dialogs (dismiss), detach, exit 0.
     Stop,
+    /// `{"cmd":"act","action":"click","x":10,"y":20}`: an agent action (see the README).
+    Act {
+        /// The action.
+        action: cdp_supervisor::act::Action,
+        /// Its budget and whether to take a screenshot.
+        options: cdp_supervisor::act::ActOptions,
+    },
 }
 
 /// The `code` of an error line about the request itself (not JSON, a missing or
@@ -75,6 +82,8 @@ pub struct LineError {
     pub id: Value,
     /// What is wrong and what to send instead.
     pub message: String,
+    /// The stable error code, when the line named a command whose errors have one.
+    pub code: Option<&'static str>,
 }
 
 impl LineError {
@@ -85,7 +94,7 @@ impl LineError {
     /// assert!(e.to_line().starts_with(r#"{"type":"error","id":null,"code":"bad_request","#));
     /// ```
     pub fn to_line(&self) -> String {
-        error_line(&self.id, BAD_REQUEST, &self.message)
+        error_line(&self.id, self.code.unwrap_or(BAD_REQUEST), &self.message)
     }
 }
 
@@ -117,12 +126,14 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
     let request: Value = match serde_json::from_slice(line) {
         Ok(v @ Value::Object(_)) => v,
         Ok(_) => return Err(LineError {
+            code: None,
             id: Value::Null,
             message:
                 "not a JSON object: send one command a line, e.g. {\"id\":1,\"cmd\":\"snapshot\"}"
                     .into(),
         }),
         Err(e) => return Err(LineError {
+            code: None,
             id: Value::Null,
             message: format!(
                 "not a JSON object ({}): send one UTF-8 JSON command a line, e.g. {{\"id\":1,\"cmd\":\"snapshot\"}}",
@@ -132,6 +143,7 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
     };
     let id = request.get("id").cloned().unwrap_or(Value::Null);
     let fail = |message: String| LineError {
+        code: None,
         id: id.clone(),
         message,
     };
@@ -152,7 +164,7 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
     };
     let Some(cmd) = opt_str("cmd")? else {
         return Err(fail(
-            "missing \"cmd\": one of snapshot, ax_snapshot, dialog, cdp, policy, recover, settle, stop".into(),
+            "missing \"cmd\": one of snapshot, ax_snapshot, dialog, cdp, act, policy, recover, settle, stop".into(),
         ));
     };
     let command = match cmd.as_str() {
@@ -185,6 +197,17 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
             timeout: timeout_ms(request.get("timeout_ms"), DEFAULT_CDP_TIMEOUT)
                 .map_err(fail)?,
         },
+        "act" => {
+            let coded = |e: cdp_supervisor::act::ActError| LineError {
+                code: Some(e.code()),
+                id: id.clone(),
+                message: e.to_string(),
+            };
+            Command::Act {
+                action: cdp_supervisor::act::Action::from_json(&request).map_err(coded)?,
+                options: cdp_supervisor::act::ActOptions::from_json(&request).map_err(coded)?,
+            }
+        }
         "recover" => Command::Recover,
         "ax_snapshot" => Command::AxSnapshot(ax_options(&request).map_err(fail)?),
         "stop" => Command::Stop,
@@ -192,7 +215,7 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
             "evaluate is not implemented yet; use {\"cmd\":\"cdp\",\"method\":\"Runtime.evaluate\",...} meanwhile".into(),
         )),
         other => return Err(fail(format!(
-            "unknown cmd {other:?}: use snapshot, ax_snapshot, dialog, cdp, policy, recover, settle or stop"
+            "unknown cmd {other:?}: use snapshot, ax_snapshot, dialog, cdp, act, policy, recover, settle or stop"
         ))),
     };
     Ok(Request { id, command })
@@ -328,6 +351,25 @@ pub fn error_line(id: &Value, code: &str, message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn act_lines_parse_and_bad_ones_carry_a_code() {
+        let p = |s: &str| parse_line(s.as_bytes());
+        let r =
+            p(r#"{"id":8,"cmd":"act","action":"click","x":10,"y":20,"timeout_ms":2000}"#).unwrap();
+        match r.command {
+            Command::Act { action, options } => {
+                assert_eq!(action.name(), "click");
+                assert_eq!(options.timeout, Duration::from_secs(2));
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = p(r#"{"id":9,"cmd":"act","action":"navigate"}"#).unwrap_err();
+        assert_eq!((e.code, e.id), (Some("bad_request"), serde_json::json!(9)));
+        assert!(e.message.contains("url"));
+        let e = p(r#"{"id":9,"cmd":"act","action":"press","key":"Nope"}"#).unwrap_err();
+        assert_eq!(e.code, Some("bad_request"));
+    }
 
     #[test]
     fn every_command_parses() {

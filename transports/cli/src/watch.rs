@@ -320,6 +320,16 @@ fn handle_line<'scope>(
                 });
             });
         }
+        Command::Act { action, options } => {
+            scope.spawn(move || {
+                emit(&match client.act(action, options) {
+                    Ok(r) => {
+                        result_line(&id, "act", serde_json::to_value(r).unwrap_or(Value::Null))
+                    }
+                    Err(e) => client_error_line(&id, &e),
+                });
+            });
+        }
         Command::Stop => {
             let _ = client.stop();
             emit(&result_line(&id, "stopped", Value::Bool(true)));

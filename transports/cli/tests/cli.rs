@@ -915,3 +915,61 @@ fn fallback_local_supervises_a_launched_browser_when_the_remote_cannot_be_reache
     assert_eq!(exit_code(&mut cli, WAIT), Some(0));
     assert_browser_gone(port, &profile);
 }
+
+/// The `act` command: navigate, a click on a link that navigates (a webp screenshot),
+/// a click that raises an alert (ended at once, no screenshot), then the next action
+/// after answering it; a missing parameter is a `bad_request` line.
+#[test]
+fn act_through_stdin() {
+    let Some(browser) = browser_or_skip("cli-act") else {
+        return;
+    };
+    let site = DemoSite::start().unwrap();
+    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    let page = format!(
+        "data:text/html,<a href='{}' style='position:absolute;left:0;top:0;width:200px;height:40px;display:block'>go</a>\
+         <button onclick='console.log(\"before\");alert(1)' style='position:absolute;left:0;top:60px;width:200px;height:40px'>x</button>",
+        site.url("/nested")
+    );
+    cli.send(json!({"id": 1, "cmd": "act", "action": "navigate", "url": page}));
+    let r = cli.expect("navigate", is_result(1));
+    assert_eq!(r["act"]["navigated"], json!(true), "{r}");
+    assert_eq!(r["act"]["settled"], json!(true), "{r}");
+    cli.send(
+        json!({"id": 2, "cmd": "act", "action": "click", "x": 60, "y": 80, "timeout_ms": 10000}),
+    );
+    let r = cli.expect("click on the alert button", is_result(2));
+    assert_eq!(r["act"]["screenshot"], Value::Null, "{r}");
+    assert_eq!(
+        r["act"]["pending_dialogs"][0]["type"],
+        json!("alert"),
+        "{r}"
+    );
+    assert_eq!(r["act"]["console"][0]["text"], json!("before"), "{r}");
+    let d = r["act"]["ended_by_dialog"].clone();
+    cli.send(json!({"id": 3, "cmd": "act", "action": "press", "key": "Tab"}));
+    let r = cli.expect("refused while the alert shows", is_result(3));
+    assert_eq!(r["code"], json!("blocked"), "{r}");
+    cli.send(json!({"id": 4, "cmd": "dialog", "action": "accept", "dialog_id": d}));
+    cli.expect("answered", is_result(4));
+    cli.send(json!({"id": 5, "cmd": "act", "action": "click", "x": 50, "y": 20}));
+    let r = cli.expect("click on the link", is_result(5));
+    assert_eq!(r["act"]["navigated"], json!(true), "{r}");
+    assert!(
+        r["act"]["url"].as_str().unwrap().ends_with("/nested"),
+        "{r}"
+    );
+    assert_eq!(r["act"]["console"], json!([]), "{r}");
+    assert_eq!(r["act"]["screenshot"]["mime"], json!("image/webp"), "{r}");
+    let data = r["act"]["screenshot"]["data"].as_str().unwrap();
+    assert!(data.starts_with("UklGR"), "RIFF header"); // base64 of "RIF"
+    cli.send(json!({"id": 6, "cmd": "act", "action": "click"}));
+    let r = cli.expect("bad request", is_result(6));
+    assert_eq!(r["type"], json!("error"));
+    assert_eq!(r["code"], json!("bad_request"), "{r}");
+    cli.send(json!({"id": 7, "cmd": "stop"}));
+    cli.expect("stopped", is_result(7));
+}

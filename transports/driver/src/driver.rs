@@ -236,7 +236,25 @@ pub enum Request {
         /// The outcome.
         reply: Reply<Result<AxSnapshot, AxError>>,
     },
+    /// Run an agent action; the reply is its result once settled and captured.
+    Act {
+        /// The action.
+        action: cdp_supervisor::act::Action,
+        /// Its budget and whether to take a screenshot.
+        options: cdp_supervisor::act::ActOptions,
+        /// The outcome.
+        reply: Reply<ActOutcome>,
+    },
 }
+
+/// The outcome of an agent action.
+///
+/// ```
+/// use cdp_supervisor_driver::{ActOutcome, ClientError};
+/// let outcome: ActOutcome = Err(ClientError::Closed);
+/// assert!(outcome.is_err());
+/// ```
+pub type ActOutcome = Result<cdp_supervisor::act::ActResult, ClientError>;
 
 impl Request {
     /// [`Request::Command`] from a client's arguments; `params` must be a JSON object (or
@@ -313,6 +331,7 @@ impl std::fmt::Debug for Request {
             Request::WaitAttached { .. } => "WaitAttached",
             Request::Stop(_) => "Stop",
             Request::AxSnapshot { .. } => "AxSnapshot",
+            Request::Act { .. } => "Act",
         };
         f.write_str(name)
     }
@@ -349,6 +368,8 @@ pub struct Driver {
     dialogs: HashMap<u64, Reply<DialogOutcome>>,
     /// Callers waiting for an accessibility snapshot, by its id.
     ax_snapshots: HashMap<u64, Reply<Result<AxSnapshot, AxError>>>,
+    /// Callers waiting for an action's result, by the action's id.
+    acts: HashMap<u64, Reply<ActOutcome>>,
     settles: Vec<SettleGroup>,
     subscribers: Vec<Subscriber>,
     settle_timeout: Duration,
@@ -391,6 +412,7 @@ impl Driver {
             commands: HashMap::new(),
             dialogs: HashMap::new(),
             ax_snapshots: HashMap::new(),
+            acts: HashMap::new(),
             settles: Vec::new(),
             subscribers: Vec::new(),
             settle_timeout: options.settle_timeout,
@@ -578,6 +600,16 @@ impl Driver {
                     });
                 }
             }
+            Request::Act {
+                action,
+                options,
+                reply,
+            } => match self.sup.act(now, action, options) {
+                Ok(id) => {
+                    self.acts.insert(id.0, reply);
+                }
+                Err(e) => reply(Err(e.into())),
+            },
             Request::SetPolicy(policy) => self.sup.set_policy(policy),
             Request::Subscribe {
                 mut subscriber,
@@ -742,6 +774,9 @@ impl Driver {
         for waiter in std::mem::take(&mut self.attach_waiters) {
             (waiter.reply)(Err(ClientError::Closed));
         }
+        for (_, reply) in std::mem::take(&mut self.acts) {
+            reply(Err(ClientError::Closed));
+        }
     }
 
     fn broadcast(&mut self, event: ClientEvent) {
@@ -781,6 +816,11 @@ impl Driver {
                 Event::AxSnapshot { id, outcome } => {
                     if let Some(reply) = self.ax_snapshots.remove(&id.0) {
                         reply(outcome.clone());
+                    }
+                }
+                Event::ActFinished { id, outcome } => {
+                    if let Some(reply) = self.acts.remove(&id.0) {
+                        reply(outcome.clone().map(|r| *r).map_err(ClientError::from));
                     }
                 }
                 Event::Warning(warning) => debug(&format!("warning: {warning}")),

@@ -43,6 +43,9 @@ pub enum ClientError {
     /// The accessibility snapshot or its ref failed (the core's error, with its code).
     #[error(transparent)]
     Ax(#[from] AxError),
+    /// The action could not run (the core's error, with what to do; `code()` is stable).
+    #[error(transparent)]
+    Act(#[from] cdp_supervisor::act::ActError),
     /// The dialog could not be answered.
     #[error(transparent)]
     Dialog(#[from] DialogError),
@@ -89,6 +92,7 @@ impl ClientError {
             ClientError::Command(e) => e.code(),
             ClientError::Dialog(e) => e.code(),
             ClientError::Ax(e) => e.code(),
+            ClientError::Act(e) => e.code(),
             ClientError::Closed => "disconnected",
             ClientError::NotLive { .. } => "not_live",
             ClientError::Timeout { .. } => "timeout",

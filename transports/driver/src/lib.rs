@@ -60,13 +60,15 @@ pub mod prelude {
     };
     #[doc(no_inline)]
     pub use cdp_supervisor;
+    #[doc(no_inline)]
+    pub use cdp_supervisor::act;
 }
 
 pub use cdp_supervisor::{DialogAction, DialogPolicy, Snapshot};
 pub use clock::Clock;
 pub use driver::{
-    command_result, ClientEvent, CommandUpdate, DialogOutcome, Options, Reply, Request, Subscriber,
-    Updates, CONNECT_TIMEOUT, SETTLE_TIMEOUT,
+    command_result, ActOutcome, ClientEvent, CommandUpdate, DialogOutcome, Options, Reply, Request,
+    Subscriber, Updates, CONNECT_TIMEOUT, SETTLE_TIMEOUT,
 };
 pub use error::ClientError;
 pub use loop_driver::{Action, LoopDriver};

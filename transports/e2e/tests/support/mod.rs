@@ -5,6 +5,7 @@
 
 pub mod ax_checks;
 pub mod ax_site;
+pub mod act_site;
 pub mod blocking;
 pub mod bridge_site;
 pub mod demo_tree;
