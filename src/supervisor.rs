@@ -364,9 +364,14 @@ impl Supervisor {
         options: crate::act::ActOptions,
     ) -> Result<CommandId, crate::act::ActError> {
         self.out.advance(now);
-        // Refs resolve through the accessibility snapshot's ref table once the supervisor
-        // holds one; until then every ref is stale.
-        let plan = crate::act::plan::plan(&self.tab, &self.dialogs, &action, |_| None)?;
+        // A ref resolves through the last accessibility snapshot's ref table: its frame and
+        // node while that frame shows the same document, else it is stale.
+        let tab = &self.tab;
+        let plan = crate::act::plan::plan(tab, &self.dialogs, &action, |r| {
+            ax_snapshot::resolve(tab, r)
+                .ok()
+                .map(|resolved| (resolved.frame_id, resolved.backend_node_id))
+        })?;
         let answer = self.out.reserve_id();
         let id = self.flows.next_id();
         let flow = crate::flow::act::ActFlow::new(
