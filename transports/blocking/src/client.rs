@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 #[cfg(feature = "launch")]
 use cdp_supervisor_chromium::Browser;
-use cdp_supervisor_driver::cdp_supervisor::ax::{AxOptions, AxSnapshot};
 use cdp_supervisor_driver::cdp_supervisor::act::{ActOptions, ActResult, Action};
+use cdp_supervisor_driver::cdp_supervisor::ax::{AxOptions, AxSnapshot};
 use cdp_supervisor_driver::cdp_supervisor::{ClosedDialog, DialogError};
 use cdp_supervisor_driver::{command_result, Clock, LoopDriver, Reply, Request, Updates};
 

@@ -293,3 +293,57 @@ fn a_missing_parameter_is_a_bad_request_before_anything_is_sent() {
     let e = Action::press("Hyper+Q").unwrap_err();
     assert_eq!(e.code(), "bad_request");
 }
+
+/// Click by ref: the accessibility snapshot gives the nested OOPIF's button (inside a
+/// scrolled box of its parent OOPIF) a ref, and a click on that ref runs its handler in
+/// that frame; a ref of a frame that navigated since is `stale_ref`.
+#[test]
+fn click_by_ref_on_a_button_inside_a_nested_oopif() {
+    let Some(w) = act_world("act-by-ref") else {
+        return;
+    };
+    let (_cross, nested) = open_top(&w);
+    let ax = w
+        .client
+        .ax_snapshot(cdp_supervisor::ax::AxOptions::default())
+        .unwrap();
+    let button = ax
+        .refs
+        .iter()
+        .find(|r| r.role == "button" && r.name == "nbtn")
+        .unwrap_or_else(|| panic!("no ref for the nested button:\n{}", ax.text));
+    assert_eq!(button.frame_id, nested);
+    let r = act(
+        &w.client,
+        Action::Click {
+            target: Target::Ref(button.id.clone()),
+        },
+    );
+    assert_eq!(
+        eval(&w.client, Some(&nested), "window.clicked"),
+        json!(1),
+        "{r:?}"
+    );
+    assert!(
+        texts(&r).contains(&"log:nested log".to_owned()),
+        "{:?}",
+        texts(&r)
+    );
+
+    let r = act(
+        &w.client,
+        Action::Navigate {
+            url: w.site.url("/nested"),
+        },
+    );
+    assert!(r.navigated, "{r:?}");
+    match w.client.act(
+        Action::Click {
+            target: Target::Ref(button.id.clone()),
+        },
+        ActOptions::default(),
+    ) {
+        Err(e) => assert_eq!(e.code(), "stale_ref", "{e}"),
+        Ok(r) => panic!("a ref of a navigated frame was clicked: {r:?}"),
+    }
+}

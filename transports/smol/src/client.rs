@@ -10,8 +10,8 @@ use smol::channel::{self, Receiver, Sender};
 use smol::future::FutureExt;
 use smol::{LocalExecutor, Task, Timer};
 
-use crate::cdp_supervisor::ax::{AxOptions, AxSnapshot};
 use crate::cdp_supervisor::act::{ActOptions, ActResult, Action};
+use crate::cdp_supervisor::ax::{AxOptions, AxSnapshot};
 use crate::cdp_supervisor::{ClosedDialog, DialogError};
 #[cfg(feature = "launch")]
 use crate::Browser;

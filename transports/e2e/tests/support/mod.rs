@@ -3,9 +3,9 @@
 //! dialog-closing proxy, and a recorded client per scenario for each transport.
 #![allow(dead_code, unused_imports)]
 
+pub mod act_site;
 pub mod ax_checks;
 pub mod ax_site;
-pub mod act_site;
 pub mod blocking;
 pub mod bridge_site;
 pub mod demo_tree;
