@@ -27,10 +27,11 @@ else
     FUZZ=(cargo fuzz run -s none)
 fi
 
-for target in raw_messages operations trace_lines; do
+TARGETS=(raw_messages operations trace_lines sidecar_lines)
+for target in "${TARGETS[@]}"; do
     echo "run-all: $target for ${SECONDS_PER_TARGET}s" >&2
     nice -n 10 "${FUZZ[@]}" "$target" -- \
         -max_total_time="$SECONDS_PER_TARGET" -max_len=16384 -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1
 done
-echo "run-all: no crash in $((3 * SECONDS_PER_TARGET))s of fuzzing" >&2
+echo "run-all: no crash in $((${#TARGETS[@]} * SECONDS_PER_TARGET))s of fuzzing" >&2

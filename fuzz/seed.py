@@ -10,6 +10,8 @@ Usage: python3 fuzz/seed.py   (run-all.sh calls it; the corpus dirs are gitignor
   (`PAGE`, `S-PAGE`) so that events reach the handlers; a `\\x01` line between chunks of
   time advances the clock.
 - operations: a few fixed byte strings (the target's input is structured, not trace text).
+- sidecar_lines: the sidecar's stdin commands (every command of its README, valid and
+  mistyped), a few per input.
 """
 import glob
 import hashlib
@@ -78,6 +80,20 @@ def main():
             write("raw_messages", b"\n".join(c) + b"\n\x01\x14\n")
     for seed in [b"", b"\x00" * 64, bytes(range(256)), b"\x0d\x00\x01" * 40]:
         write("operations", seed)
+    commands = [
+        b'{"id":1,"cmd":"snapshot"}',
+        b'{"id":2,"cmd":"dialog","action":"accept","prompt_text":"x","dialog_id":"d-1"}',
+        b'{"id":3,"cmd":"cdp","method":"Runtime.evaluate","params":{"expression":"1"},"frame_id":"F","timeout_ms":5000}',
+        b'{"id":4,"cmd":"policy","policy":"auto_dismiss"}',
+        b'{"id":"x","cmd":"settle","action":"dismiss"}',
+        b'{"id":[1],"cmd":"recover"}',
+        b'{"id":null,"cmd":"stop"}',
+        b'{"id":7,"cmd":"cdp","method":"M","timeout_ms":1e300}',
+        b'{"id":8,"cmd":"dialog","action":"accept","dialog_id":5}',
+        b'\xff\xfe{"cmd":"snapshot"}',
+    ]
+    for i in range(len(commands)):
+        write("sidecar_lines", b"\n".join(commands[i:i + 3]) + b"\n")
 
 
 if __name__ == "__main__":

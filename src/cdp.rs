@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
 
 /// The events the supervisor handles, with their params parsed. Every other event is
 /// skipped without building anything.
@@ -33,6 +34,7 @@ pub(crate) enum CdpEvent<'a> {
     RequestPaused(Box<RequestPaused<'a>>),
     FrameStartedNavigating(FrameStartedNavigating<'a>),
     FrameSubtreeWillBeDetached(FrameSubtreeWillBeDetached<'a>),
+    LifecycleEvent(LifecycleEvent<'a>),
 }
 
 /// Parses the params of `method` from `d`: `Ok(None)` (skipped) for events the supervisor
@@ -72,6 +74,7 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
         "Inspector.detached" => E::InspectorDetached(Deserialize::deserialize(d)?),
         "Fetch.requestPaused" => E::RequestPaused(Deserialize::deserialize(d)?),
         "Page.frameStartedNavigating" => E::FrameStartedNavigating(Deserialize::deserialize(d)?),
+        "Page.lifecycleEvent" => E::LifecycleEvent(Deserialize::deserialize(d)?),
         "Page.frameSubtreeWillBeDetached" => {
             E::FrameSubtreeWillBeDetached(Deserialize::deserialize(d)?)
         }
@@ -260,6 +263,9 @@ pub(crate) struct ConsoleApiCalled<'a> {
     pub kind: Cow<'a, str>,
     /// The joined text, for errors and asserts only.
     pub text: Option<String>,
+    /// The raw `args` of the other levels (a borrowed slice, read only by an action that
+    /// captures every console line).
+    pub raw_args: Option<&'a RawValue>,
     pub execution_context_id: Option<i64>,
 }
 
@@ -275,6 +281,7 @@ impl<'de> Deserialize<'de> for ConsoleApiCalled<'de> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut kind: Option<Cow<'de, str>> = None;
                 let mut text = None;
+                let mut raw_args = None;
                 let mut ctx = None;
                 while let Some(key) = map.next_key::<ConsoleKey>()? {
                     match key {
@@ -286,7 +293,7 @@ impl<'de> Deserialize<'de> for ConsoleApiCalled<'de> {
                             if wanted {
                                 text = Some(map.next_value::<ConsoleText>()?.0);
                             } else {
-                                map.next_value::<IgnoredAny>()?;
+                                raw_args = Some(map.next_value::<&'de RawValue>()?);
                             }
                         }
                         ConsoleKey::ExecutionContextId => ctx = map.next_value()?,
@@ -299,6 +306,7 @@ impl<'de> Deserialize<'de> for ConsoleApiCalled<'de> {
                 Ok(ConsoleApiCalled {
                     kind,
                     text,
+                    raw_args,
                     execution_context_id: ctx,
                 })
             }
@@ -636,4 +644,13 @@ pub(crate) struct AddScriptParams<'a> {
 #[derive(Serialize)]
 pub(crate) struct EvaluateParams<'a> {
     pub expression: &'a str,
+}
+
+/// `Page.lifecycleEvent`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct LifecycleEvent<'a> {
+    #[serde(rename = "frameId", borrow)]
+    pub frame_id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
 }

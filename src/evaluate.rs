@@ -236,7 +236,8 @@ pub enum EvalError {
 impl EvalError {
     /// The stable word for the error: `timeout`, `cancelled`, `exception`, `blocked`, `no_context`,
     /// `bad_request`, `stale_ref`, `no_such_frame`, `cdp_error`, `session_gone`,
-    /// `disconnected`, `not_attached`, `busy`.
+    /// `disconnected`, `not_attached`, `too_many_in_flight` (see
+    /// [the list](crate::error_code)).
     ///
     /// ```
     /// use cdp_supervisor::{evaluate::EvalError, CommandError};
@@ -252,7 +253,7 @@ impl EvalError {
             EvalError::StaleRef { .. } => "stale_ref",
             EvalError::NoContext { .. } => "no_context",
             EvalError::BadRequest { .. } => "bad_request",
-            EvalError::Command(e) => command_code(e),
+            EvalError::Command(e) => e.code(),
         }
     }
 
@@ -292,19 +293,5 @@ impl From<AxError> for EvalError {
 impl From<CommandError> for EvalError {
     fn from(e: CommandError) -> Self {
         EvalError::Command(e)
-    }
-}
-
-/// The stable word for a [`CommandError`] met by an evaluate.
-fn command_code(e: &CommandError) -> &'static str {
-    match e {
-        CommandError::Cdp { .. } => "cdp_error",
-        CommandError::Timeout { .. } => "timeout",
-        CommandError::SessionGone { .. } => "session_gone",
-        CommandError::Disconnected { .. } => "disconnected",
-        CommandError::UnknownFrame { .. } => "no_such_frame",
-        CommandError::NotAttached => "not_attached",
-        CommandError::TooManyInFlight { .. } => "busy",
-        CommandError::NotAnOopif { .. } | CommandError::ParamsNotObject { .. } => "bad_request",
     }
 }

@@ -75,6 +75,14 @@ pub enum Event {
         /// The outcome.
         outcome: Result<ResolvedRef, AxError>,
     },
+    /// The one final outcome of [`Supervisor::act`](crate::Supervisor::act): what the
+    /// action did and the page after it, or why it could not run.
+    ActFinished {
+        /// The action's id, as `act` returned it.
+        id: CommandId,
+        /// The outcome.
+        outcome: Result<Box<crate::act::ActResult>, crate::act::ActError>,
+    },
     /// Something the embedder may want to log (or, for
     /// [`Warning::ForgedBridgeRequest`], act on).
     Warning(Warning),

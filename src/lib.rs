@@ -41,7 +41,8 @@
 //! - `Outbox` (`outbox.rs`): the clock, command ids, commands in flight, output queues.
 //! - `Dialogs` (`dialogs.rs`): every dialog rule, one record per answer in flight.
 //! - `Tab` (`tab.rs`): the page, sessions, frames, routing, the console ring.
-//! - Flows (`flow/`): multi-step jobs as small state machines: attaching, evaluating.
+//! - Flows (`flow/`): multi-step jobs as small state machines: the attach flow first, the
+//!   act flow of [`act`] (agent actions), the evaluate flow.
 //! - [`evaluate`]: evaluate under one budget ([`Supervisor::evaluate`], answered by
 //!   [`Event::Evaluated`]): any frame, element targets, a stuck script terminated at the
 //!   deadline; the rules in [`manual::rules`], "Evaluate under one budget".
@@ -56,6 +57,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod act;
 pub mod ax;
 pub mod bridge;
 mod cascade;
@@ -66,6 +68,7 @@ mod console;
 pub mod dialog;
 mod dialogs;
 pub mod error;
+pub mod error_code;
 pub mod evaluate;
 mod event;
 mod flow;
@@ -99,7 +102,8 @@ pub use wire::OutgoingCommand;
 
 /// The README's Rust snippets that use only the core, compiled and run as doc tests so
 /// they cannot drift (the transports' snippets are marked `ignore`: their own crates'
-/// doc tests cover them).
+/// doc tests cover them, and the quickstart is `transports/blocking/examples/quickstart.rs`
+/// verbatim, run by CI and checked equal by that crate's `readme` test).
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -9,6 +9,8 @@
 //! assert_eq!(limits::MAX_PENDING_DIALOGS, 64);
 //! assert_eq!(limits::MAX_RECENT_DIALOGS, 20);
 //! assert_eq!(limits::MAX_CONSOLE_ERRORS, 50);
+//! assert_eq!(limits::MAX_ACT_CONSOLE_LINES, 200);
+//! assert_eq!(limits::MAX_TYPE_TEXT, 10_000);
 //! ```
 
 /// Pending dialogs at most; when one more opens, the oldest is dismissed and recorded
@@ -67,3 +69,9 @@ pub struct TableSizes {
     /// Events not yet polled.
     pub queued_events: usize,
 }
+
+/// Console lines one action's result keeps (the first ones; later ones are counted in
+/// `console_dropped`).
+pub const MAX_ACT_CONSOLE_LINES: usize = 200;
+/// Characters one `type` action may type.
+pub const MAX_TYPE_TEXT: usize = 10_000;

@@ -398,6 +398,54 @@ impl Supervisor {
         })
     }
 
+    /// Runs an agent action: input as a person gives it, then the page settles, then a
+    /// screenshot (see [`crate::manual::rules`], agent actions). A missing or invalid
+    /// parameter, a dialog in the way or an unknown frame is an error before anything is
+    /// sent; otherwise the outcome arrives as one [`Event::ActFinished`] with the returned
+    /// id.
+    ///
+    /// ```
+    /// use cdp_supervisor::{act::{Action, ActOptions}, Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let err = sup.act(0.0, Action::Reload, ActOptions::default()).unwrap_err();
+    /// assert_eq!(err.code(), "session_gone"); // nothing attached yet
+    /// ```
+    pub fn act(
+        &mut self,
+        now: f64,
+        action: crate::act::Action,
+        options: crate::act::ActOptions,
+    ) -> Result<CommandId, crate::act::ActError> {
+        self.out.advance(now);
+        // A ref resolves through the last accessibility snapshot's ref table: its frame and
+        // node while that frame shows the same document, else it is stale.
+        let tab = &self.tab;
+        let plan = crate::act::plan::plan(tab, &self.dialogs, &action, |r| {
+            ax_snapshot::resolve(tab, r)
+                .ok()
+                .map(|resolved| (resolved.frame_id, resolved.backend_node_id))
+        })?;
+        let answer = self.out.reserve_id();
+        let id = self.flows.next_id();
+        let flow = crate::flow::act::ActFlow::new(
+            id,
+            answer,
+            action,
+            options,
+            plan.page_session,
+            plan.top_frame,
+            plan.node,
+            self.out.now(),
+        );
+        self.flows.start(id, AnyFlow::Act(Box::new(flow)));
+        self.cascade().with_flow(id, |flow, ctx| match flow {
+            AnyFlow::Act(f) => f.start(ctx),
+            _ => FlowStatus::Running,
+        });
+        self.update_page();
+        Ok(CommandId(answer))
+    }
+
     /// Changes the dialog policy; it applies to dialogs opened afterwards.
     pub fn set_policy(&mut self, policy: DialogPolicy) {
         self.dialogs.set_policy(policy);

@@ -463,21 +463,16 @@ impl Tab {
         text: String,
         context: Option<i64>,
     ) {
-        let Some((session_id, s)) = self.sessions.get_with_id(session) else {
+        let Some((session_id, _)) = self.sessions.get_with_id(session) else {
             return;
         };
-        let frame_id = context
-            .and_then(|c| s.context_frame(c))
-            .cloned()
-            .or_else(|| match s.kind {
-                TargetKind::Page | TargetKind::Iframe => Some(s.target_id.clone()),
-                _ => None,
-            });
+        let session_id = Arc::clone(session_id);
+        let frame_id = self.console_frame(session, context);
         let entry = Arc::new(ConsoleEntry {
             level,
             text,
             frame_id,
-            session_id: Some(Arc::clone(session_id)),
+            session_id: Some(session_id),
             at: out.now(),
         });
         push_ring(
@@ -486,6 +481,19 @@ impl Tab {
             MAX_CONSOLE_ERRORS,
         );
         out.emit(Event::Diff(Diff::ConsoleError { entry }));
+    }
+
+    /// The frame a console message of `session` in execution context `context` came from:
+    /// the context's frame, else the session's own frame.
+    pub fn console_frame(&self, session: &str, context: Option<i64>) -> Option<Arc<str>> {
+        let s = self.sessions.get(session)?;
+        context
+            .and_then(|c| s.context_frame(c))
+            .cloned()
+            .or_else(|| match s.kind {
+                TargetKind::Page | TargetKind::Iframe => Some(s.target_id.clone()),
+                _ => None,
+            })
     }
 
     /// The events that are the tab's alone: the console, execution contexts, in-document

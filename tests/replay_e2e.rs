@@ -388,3 +388,32 @@ fn smol_reconnect_recovers_the_tree() {
     assert_eq!(run.page_states(), RECONNECTED);
     assert_demo_tree(&run);
 }
+
+/// The agent-action scenario (an alert raised by a click, scrolls, a confirm of an OOPIF
+/// pending while `navigate` runs, a reload): every event of it (lifecycle events, console
+/// lines of every level) is read without error, and both dialogs end closed, the confirm
+/// by the navigation.
+#[test]
+fn act_alert_and_navigate_through_a_confirm() {
+    let run = run("act-alert");
+    assert!(run.snapshot.pending_dialogs.is_empty());
+    let kinds: Vec<String> = run
+        .snapshot
+        .recent_dialogs
+        .iter()
+        .map(|d| {
+            serde_json::to_value(&d.kind)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(kinds, vec!["alert", "confirm"]);
+    let confirm = &run.snapshot.recent_dialogs[1];
+    assert_eq!(confirm.closed_by, ClosedBy::Remote);
+    assert_eq!(
+        run.snapshot.page.as_ref().map(|p| p.state),
+        Some(PageState::Live)
+    );
+}

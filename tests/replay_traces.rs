@@ -1,4 +1,5 @@
-//! Every recorded trace replays without error, and ends in what Chromium did (SPEC §4, §7).
+//! Every recorded trace replays without error, and ends in what Chromium did (the
+//! Chromium facts and the recorded-trace rules of `cdp_supervisor::manual`).
 
 mod harness;
 
@@ -276,4 +277,126 @@ fn heavy_ad_page_replays_cleanly_with_bounded_console() {
         .console_errors
         .iter()
         .all(|c| c.frame_id.is_some()));
+}
+
+/// Every dialog closed in a run, in order of closing.
+fn closed_dialogs(run: &ReplayRun) -> Vec<cdp_supervisor::ClosedDialog> {
+    run.diffs()
+        .filter_map(|d| match d {
+            Diff::DialogClosed { dialog } => Some(dialog.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Chromium closes a pending dialog by itself when any frame of the tab commits a
+/// cross-document navigation (see `cdp_supervisor::manual::chromium_facts`). Recorded
+/// under `auto_accept` with confirms raised in the top frame while a nested OOPIF kept
+/// navigating: the 34th confirm was closed with `result: false` after the accept went
+/// out, and the accept's reply was "No dialog is showing". The close contradicts the
+/// answer in flight, so it is the browser's (`remote`), not the policy's.
+#[test]
+fn dialog_closed_by_chromium_during_auto_accept_is_remote() {
+    let mut config = cdp_supervisor::Config::default();
+    config.policy = cdp_supervisor::DialogPolicy::AutoAccept;
+    let run = harness::replay_before_close(
+        "dialog-closed-by-chromium-during-auto-accept",
+        config,
+        |_, _, _| {},
+    );
+    assert_clean(&run);
+    let closed = closed_dialogs(&run);
+    assert_eq!(closed.len(), 34, "{closed:?}");
+    let (last, others) = closed.split_last().unwrap();
+    assert_eq!(last.message, "q34");
+    assert_eq!((last.closed_by, last.accepted), (ClosedBy::Remote, false));
+    for d in others {
+        assert_eq!(
+            (d.closed_by, d.accepted),
+            (ClosedBy::AutoPolicy, true),
+            "{}",
+            d.message
+        );
+    }
+    assert!(run.snapshot.pending_dialogs.is_empty());
+    assert_eq!(run.snapshot.page.as_ref().unwrap().state, PageState::Live);
+}
+
+/// The same under `must_respond`, with the agent's accept sent when the recorded one
+/// was (as soon as each dialog opened): the fifth confirm is closed by Chromium
+/// (`result: false`) before the accept took effect; the answer ends with
+/// `ClosedByBrowser`, the dialog is `remote`, the four before it the agent's.
+#[test]
+fn dialog_closed_by_chromium_during_agent_accept_fails_the_answer() {
+    let name = "dialog-closed-by-chromium-during-agent-accept";
+    let text = harness::trace_text(name);
+    let trace = cdp_supervisor::replay::Trace::parse(&text).unwrap();
+    // The times of the recorded accepts: the agent answers at each.
+    let accepts: Vec<f64> = trace
+        .entries
+        .iter()
+        .filter(|e| e.dir == cdp_supervisor::replay::Direction::Out)
+        .filter(|e| {
+            e.msg
+                .is_some_and(|m| m.get().contains("\"Page.handleJavaScriptDialog\""))
+        })
+        .map(|e| e.t)
+        .collect();
+    assert_eq!(accepts.len(), 5);
+    let mut answers = Vec::new();
+    let run = replay_trace(name, |sup, t, _| {
+        if accepts.contains(&t) {
+            let id = sup
+                .respond_dialog(
+                    t,
+                    cdp_supervisor::Answer::new(DialogAction::Accept, None),
+                    None,
+                )
+                .expect("a dialog is pending when the recorded accept went out");
+            answers.push(id);
+        }
+    });
+    assert_clean(&run);
+    assert_eq!(answers.len(), 5);
+    let outcomes: Vec<_> = answers
+        .iter()
+        .map(|answer| {
+            run.events
+                .iter()
+                .find_map(|(_, e)| match e {
+                    Event::DialogAnswered { id, outcome } if id == answer => Some(outcome.clone()),
+                    _ => None,
+                })
+                .expect("every answer settles")
+        })
+        .collect();
+    for outcome in &outcomes[..4] {
+        let closed = outcome.as_ref().expect("the first four answers succeed");
+        assert_eq!((closed.closed_by, closed.accepted), (ClosedBy::Agent, true));
+    }
+    match &outcomes[4] {
+        Err(
+            e @ cdp_supervisor::DialogError::ClosedByBrowser {
+                dialog_id,
+                result: false,
+                action: DialogAction::Accept,
+            },
+        ) => {
+            assert_eq!(dialog_id, "d-5");
+            assert_eq!(e.code(), "closed_by_browser");
+            assert!(
+                e.to_string().contains("the browser closed dialog d-5"),
+                "{e}"
+            );
+        }
+        other => panic!("the fifth answer must fail with ClosedByBrowser: {other:?}"),
+    }
+    let closed = closed_dialogs(&run);
+    assert_eq!(closed.len(), 5);
+    assert_eq!(closed[4].message, "q5");
+    assert_eq!(
+        (closed[4].closed_by, closed[4].accepted),
+        (ClosedBy::Remote, false)
+    );
+    assert!(run.snapshot.pending_dialogs.is_empty());
 }

@@ -36,6 +36,7 @@
 //!
 //! [`Event`]: crate::Event
 
+pub(crate) mod act;
 pub(crate) mod attach;
 pub(crate) mod ax_snapshot;
 pub(crate) mod evaluate;
@@ -93,6 +94,7 @@ pub(crate) enum AnyFlow {
     Evaluate(evaluate::EvaluateFlow),
     AxSnapshot(ax_snapshot::AxSnapshotFlow),
     ResolveRef(resolve_ref::ResolveRefFlow),
+    Act(Box<act::ActFlow>),
 }
 
 impl AnyFlow {
@@ -108,6 +110,7 @@ impl AnyFlow {
             AnyFlow::Evaluate(f) => f.on_reply(ctx, step, cmd, reply),
             AnyFlow::AxSnapshot(f) => f.on_reply(ctx, step, cmd, reply),
             AnyFlow::ResolveRef(f) => f.on_reply(ctx, step, cmd, reply),
+            AnyFlow::Act(f) => f.on_reply(ctx, step, cmd, reply),
         }
     }
 
@@ -123,6 +126,7 @@ impl AnyFlow {
             AnyFlow::Evaluate(f) => f.on_failed(ctx, step, cmd, error),
             AnyFlow::AxSnapshot(f) => f.on_failed(ctx, step, cmd, error),
             AnyFlow::ResolveRef(f) => f.on_failed(ctx, step, cmd, error),
+            AnyFlow::Act(f) => f.on_failed(ctx, step, cmd, error),
         }
     }
 
@@ -137,6 +141,7 @@ impl AnyFlow {
             AnyFlow::Evaluate(f) => f.on_event(ctx, session, event),
             AnyFlow::AxSnapshot(f) => f.on_event(ctx, session, event),
             AnyFlow::ResolveRef(f) => f.on_event(ctx, session, event),
+            AnyFlow::Act(f) => f.on_event(ctx, session, event),
         }
     }
 
@@ -146,6 +151,7 @@ impl AnyFlow {
             AnyFlow::Evaluate(f) => f.deadline(),
             AnyFlow::AxSnapshot(f) => f.deadline(),
             AnyFlow::ResolveRef(f) => f.deadline(),
+            AnyFlow::Act(f) => f.deadline(),
         }
     }
 
@@ -155,6 +161,7 @@ impl AnyFlow {
             AnyFlow::Evaluate(f) => f.on_timeout(ctx, now),
             AnyFlow::AxSnapshot(f) => f.on_timeout(ctx, now),
             AnyFlow::ResolveRef(f) => f.on_timeout(ctx, now),
+            AnyFlow::Act(f) => f.on_timeout(ctx, now),
         }
     }
 }

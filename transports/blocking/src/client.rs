@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 #[cfg(feature = "launch")]
 use cdp_supervisor_chromium::Browser;
+use cdp_supervisor_driver::cdp_supervisor::act::{ActOptions, ActResult, Action};
 use cdp_supervisor_driver::cdp_supervisor::ax::{AxOptions, AxSnapshot};
 use cdp_supervisor_driver::cdp_supervisor::evaluate::{MAX_EVAL_TIMEOUT, TRANSPORT_MARGIN};
 use cdp_supervisor_driver::cdp_supervisor::{ClosedDialog, DialogError, EvalValue, Evaluation};
@@ -158,7 +159,7 @@ impl Client {
             .name("cdp-supervisor-io".into())
             .spawn(move || crate::io::run(run, clock, ws, endpoint, rx))
             .map_err(|e| ClientError::Connect {
-                url,
+                url: cdp_supervisor_driver::endpoint::redact_url(&url),
                 error: format!("cannot start the I/O thread: {e}"),
             })?;
         let client = Client {
@@ -272,6 +273,26 @@ impl Client {
         dialog_id: Option<&str>,
     ) -> Result<ClosedDialog, ClientError> {
         Ok(self.ask(|reply| Request::dialog(action, prompt_text, dialog_id, reply))??)
+    }
+
+    /// Runs an agent action (navigate, click, type, press, scroll, back, reload) and waits
+    /// for its result: the page after it settled, the console lines it caused, a
+    /// screenshot. A dialog it opens ends it at once (answer it, then act again).
+    ///
+    /// ```no_run
+    /// use cdp_supervisor_blocking::{act::{ActOptions, Action}, Client, Options};
+    /// let client = Client::connect("http://127.0.0.1:9222", Options::default())?;
+    /// let action = Action::Navigate { url: "https://example.com".into() };
+    /// let result = client.act(action, ActOptions::default())?;
+    /// println!("{} settled={}", result.url, result.settled);
+    /// # Ok::<(), cdp_supervisor_blocking::ClientError>(())
+    /// ```
+    pub fn act(&self, action: Action, options: ActOptions) -> Result<ActResult, ClientError> {
+        self.ask(|reply| Request::Act {
+            action,
+            options,
+            reply,
+        })?
     }
 
     /// Answers every pending dialog; one outcome per dialog.

@@ -113,7 +113,7 @@ pub(crate) fn run(
 pub(crate) fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
     let url = resolve(endpoint)?;
     let err = |error: String| ClientError::Connect {
-        url: url.clone(),
+        url: cdp_supervisor_driver::endpoint::redact_url(&url),
         error,
     };
     let (address, tls) = ws_address(&url).map_err(err)?;

@@ -7,6 +7,10 @@
 //!
 //! With the default `launch` feature, [`Client::launch`] starts a headless Chromium
 //! (`cdp-supervisor-chromium`) and closes it when the client drops.
+//!
+//! Examples (run by CI against a real Chromium): `cargo run -p cdp-supervisor-blocking
+//! --example quickstart` (launch, navigate, read the frame tree, answer a dialog; the root
+//! README shows it) and `--example first_command` (launch, then a command at once).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

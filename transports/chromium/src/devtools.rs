@@ -38,7 +38,7 @@ pub fn resolve(endpoint: &str) -> Result<String, EndpointError> {
         let n = stream
             .read(&mut chunk)
             .map_err(|e| lookup.failed(format!("cannot read /json/version: {e}")))?;
-        if let Some(url) = lookup.received(&chunk[..n]) {
+        if let Some(url) = lookup.received(chunk.get(..n).unwrap_or_default()) {
             return url;
         }
     }

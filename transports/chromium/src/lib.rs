@@ -6,9 +6,10 @@
 //! `cdp-supervise` sidecar. The browser is killed, waited for and its profile removed when the
 //! [`Browser`] drops, on every path, so nothing is left running or on disk.
 //!
-//! ```no_run
+//! ```
 //! let browser = cdp_supervisor_chromium::Browser::launch()?;
 //! println!("connect to {}", browser.ws_url());
+//! assert!(browser.ws_url().starts_with("ws://127.0.0.1:"));
 //! # Ok::<(), cdp_supervisor_chromium::LaunchError>(())
 //! ```
 
@@ -162,8 +163,9 @@ impl Browser {
     /// `--ignore-certificate-errors` for a page served over https with a throwaway
     /// self-signed certificate (the https bridge test).
     ///
-    /// ```no_run
+    /// ```
     /// let browser = cdp_supervisor_chromium::Browser::launch_with_args(&["--ignore-certificate-errors"])?;
+    /// assert!(browser.port() > 0);
     /// # Ok::<(), cdp_supervisor_chromium::LaunchError>(())
     /// ```
     pub fn launch_with_args(extra_args: &[&str]) -> Result<Browser, LaunchError> {
@@ -186,8 +188,11 @@ impl Browser {
     /// Launches `binary` with [`CHROMIUM_FLAGS`] and a fresh profile directory, and waits
     /// until it reports its DevTools port.
     ///
-    /// ```no_run
-    /// let browser = cdp_supervisor_chromium::Browser::launch_binary("/usr/bin/chromium".as_ref())?;
+    /// ```
+    /// use cdp_supervisor_chromium::{find_chromium, Browser};
+    /// let binary = find_chromium().ok_or(cdp_supervisor_chromium::LaunchError::NotFound)?;
+    /// let browser = Browser::launch_binary(&binary)?;
+    /// assert!(browser.port() > 0);
     /// # Ok::<(), cdp_supervisor_chromium::LaunchError>(())
     /// ```
     pub fn launch_binary(binary: &Path) -> Result<Browser, LaunchError> {

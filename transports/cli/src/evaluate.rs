@@ -17,6 +17,7 @@ use crate::protocol::typed;
 /// let e = parse_evaluate(&line)?;
 /// assert_eq!(e.timeout.as_millis(), 500);
 /// assert!(parse_evaluate(&serde_json::json!({"cmd":"evaluate"})).is_err());
+/// assert!(parse_evaluate(&serde_json::json!({"cmd":"evaluate","expression":"1","frame_id":5})).is_err());
 /// # Ok::<(), String>(())
 /// ```
 pub fn parse_evaluate(request: &Value) -> Result<Evaluation, String> {
@@ -25,12 +26,21 @@ pub fn parse_evaluate(request: &Value) -> Result<Evaluation, String> {
         .and_then(Value::as_str)
         .ok_or("missing \"expression\": a script, e.g. \"document.title\" (with ref or backend_node_id: a function, e.g. \"el => el.textContent\")")?;
     let mut evaluation = Evaluation::new(expression);
-    evaluation.frame_id = request
-        .get("frame_id")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let reference = request.get("ref").and_then(Value::as_str);
-    let node = request.get("backend_node_id").and_then(Value::as_i64);
+    // A field of the wrong type is an error, never "absent".
+    let string = |key: &str| match request.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.as_str())),
+        Some(_) => Err(format!("\"{key}\" must be a string")),
+    };
+    evaluation.frame_id = string("frame_id")?.map(str::to_owned);
+    let reference = string("ref")?;
+    let node = match request.get("backend_node_id") {
+        None | Some(Value::Null) => None,
+        Some(n) => Some(
+            n.as_i64()
+                .ok_or("\"backend_node_id\" must be an integer (a DOM node's backendNodeId)")?,
+        ),
+    };
     evaluation.element = match (reference, node) {
         (Some(_), Some(_)) => return Err("give ref or backend_node_id, not both".into()),
         (Some(r), None) => Some(Element::Ref(r.to_owned())),

@@ -11,6 +11,7 @@
 
 pub mod demo;
 pub mod evaluate;
+pub mod lines;
 pub mod live_view;
 pub mod mcp;
 pub mod protocol;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use cdp_supervisor::ax::AxOptions;
 use cdp_supervisor::{DialogAction, DialogPolicy, Diff};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// Default deadline of a `cdp` command from stdin.
 pub const DEFAULT_CDP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -63,15 +63,55 @@ pub enum Command {
     AxSnapshot(AxOptions),
     /// `{"cmd":"stop"}`: settle dialogs (dismiss), detach, exit 0.
     Stop,
+    /// `{"cmd":"act","action":"click","x":10,"y":20}`: an agent action (see the README).
+    Act {
+        /// The action.
+        action: cdp_supervisor::act::Action,
+        /// Its budget and whether to take a screenshot.
+        options: cdp_supervisor::act::ActOptions,
+    },
 }
 
-/// Why a line is not a command; answered with [`error_line`] for `id`.
+/// The `code` of an error line about the request itself (not JSON, a missing or
+/// mistyped field, a number out of range, a line over the length limit).
+pub const BAD_REQUEST: &str = "bad_request";
+
+/// Why a line is not a command; answered with [`error_line`] for `id`, code
+/// [`BAD_REQUEST`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineError {
     /// The line's `id` if it had one (`null` otherwise).
     pub id: Value,
     /// What is wrong and what to send instead.
     pub message: String,
+    /// The stable error code, when the line named a command whose errors have one.
+    pub code: Option<&'static str>,
+}
+
+impl LineError {
+    /// Its error line: `{"type":"error","id":ID,"code":"bad_request","message":...}`.
+    ///
+    /// ```
+    /// let e = cdp_supervise::protocol::parse_line(b"{").unwrap_err();
+    /// assert!(e.to_line().starts_with(r#"{"type":"error","id":null,"code":"bad_request","#));
+    /// ```
+    pub fn to_line(&self) -> String {
+        error_line(&self.id, self.code.unwrap_or(BAD_REQUEST), &self.message)
+    }
+}
+
+/// The error line for a stdin line of `len` bytes, over the `limit`.
+///
+/// ```
+/// let line = cdp_supervise::protocol::too_long_line(5_000_000, 1 << 20);
+/// assert!(line.contains(r#""id":null,"code":"bad_request""#) && line.contains("1048576"));
+/// ```
+pub fn too_long_line(len: usize, limit: usize) -> String {
+    error_line(
+        &Value::Null,
+        BAD_REQUEST,
+        &format!("line of {len} bytes is over the limit of {limit} bytes per line; it was skipped unread (send large values in smaller commands)"),
+    )
 }
 
 /// Parses one line of stdin. Never panics, whatever the bytes.
@@ -87,34 +127,52 @@ pub struct LineError {
 pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
     let request: Value = match serde_json::from_slice(line) {
         Ok(v @ Value::Object(_)) => v,
-        _ => return Err(LineError {
+        Ok(_) => return Err(LineError {
+            code: None,
             id: Value::Null,
             message:
                 "not a JSON object: send one command a line, e.g. {\"id\":1,\"cmd\":\"snapshot\"}"
                     .into(),
         }),
+        Err(e) => return Err(LineError {
+            code: None,
+            id: Value::Null,
+            message: format!(
+                "not a JSON object ({}): send one UTF-8 JSON command a line, e.g. {{\"id\":1,\"cmd\":\"snapshot\"}}",
+                if std::str::from_utf8(line).is_err() { "not UTF-8".to_owned() } else { e.to_string() }
+            ),
+        }),
     };
     let id = request.get("id").cloned().unwrap_or(Value::Null);
     let fail = |message: String| LineError {
+        code: None,
         id: id.clone(),
         message,
     };
-    let str_field = |k: &str| request.get(k).and_then(Value::as_str).map(str::to_owned);
+    // A field that is absent or null is `None`; present with another type is an error
+    // (a mistyped `dialog_id` must not answer some other dialog).
+    let opt_str = |k: &str| -> Result<Option<String>, LineError> {
+        match request.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(fail(format!("\"{k}\" must be a string, not {other}"))),
+        }
+    };
     let action = |default: &str| {
-        str_field("action")
+        opt_str("action")?
             .unwrap_or_else(|| default.to_owned())
             .parse::<DialogAction>()
             .map_err(|e| fail(e.to_string()))
     };
-    let Some(cmd) = str_field("cmd") else {
+    let Some(cmd) = opt_str("cmd")? else {
         return Err(fail(
-            "missing \"cmd\": one of snapshot, ax_snapshot, dialog, cdp, evaluate, policy, recover, settle, stop".into(),
+            "missing \"cmd\": one of snapshot, ax_snapshot, dialog, cdp, evaluate, act, policy, recover, settle, stop".into(),
         ));
     };
     let command = match cmd.as_str() {
         "snapshot" => Command::Snapshot,
         "policy" => Command::Policy(
-            str_field("policy")
+            opt_str("policy")?
                 .ok_or_else(|| {
                     "missing \"policy\": must_respond, auto_dismiss or auto_accept".to_owned()
                 })
@@ -123,30 +181,41 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
         ),
         "dialog" => Command::Dialog {
             action: action("")?,
-            prompt_text: str_field("prompt_text"),
-            dialog_id: str_field("dialog_id"),
+            prompt_text: opt_str("prompt_text")?,
+            dialog_id: opt_str("dialog_id")?,
         },
         "settle" => Command::Settle(action("dismiss")?),
         "cdp" => Command::Cdp {
-            method: str_field("method")
+            method: opt_str("method")?
                 .ok_or_else(|| fail("missing \"method\", e.g. \"Runtime.evaluate\"".into()))?,
-            params: request.get("params").cloned().unwrap_or(Value::Null),
-            frame_id: str_field("frame_id"),
-            timeout: request
-                .get("timeout_ms")
-                .and_then(Value::as_f64)
-                .filter(|t| t.is_finite() && *t > 0.0)
-                // A float-to-integer `as` saturates: no input can make this panic.
-                .map_or(DEFAULT_CDP_TIMEOUT, |ms| {
-                    Duration::from_micros((ms * 1000.0) as u64).min(MAX_CDP_TIMEOUT)
-                }),
+            params: match request.get("params") {
+                None | Some(Value::Null) => Value::Null,
+                Some(p @ Value::Object(_)) => p.clone(),
+                Some(other) => {
+                    return Err(fail(format!("\"params\" must be a JSON object, not {other}")))
+                }
+            },
+            frame_id: opt_str("frame_id")?,
+            timeout: timeout_ms(request.get("timeout_ms"), DEFAULT_CDP_TIMEOUT)
+                .map_err(fail)?,
         },
+        "act" => {
+            let coded = |e: cdp_supervisor::act::ActError| LineError {
+                code: Some(e.code()),
+                id: id.clone(),
+                message: e.to_string(),
+            };
+            Command::Act {
+                action: cdp_supervisor::act::Action::from_json(&request).map_err(coded)?,
+                options: cdp_supervisor::act::ActOptions::from_json(&request).map_err(coded)?,
+            }
+        }
         "recover" => Command::Recover,
         "ax_snapshot" => Command::AxSnapshot(ax_options(&request).map_err(fail)?),
         "stop" => Command::Stop,
         "evaluate" => Command::Evaluate(crate::evaluate::parse_evaluate(&request).map_err(fail)?),
         other => return Err(fail(format!(
-            "unknown cmd {other:?}: use snapshot, ax_snapshot, dialog, cdp, evaluate, policy, recover, settle or stop"
+            "unknown cmd {other:?}: use snapshot, ax_snapshot, dialog, cdp, evaluate, act, policy, recover, settle or stop"
         ))),
     };
     Ok(Request { id, command })
@@ -172,10 +241,7 @@ fn ax_options(request: &Value) -> Result<AxOptions, String> {
             Some(_) => Err(format!("\"{k}\" must be a string")),
         }
     };
-    if let Some(ms) = count("timeout_ms")? {
-        let ms = u64::try_from(ms).unwrap_or(u64::MAX);
-        o.timeout = Duration::from_millis(ms).min(MAX_CDP_TIMEOUT);
-    }
+    o.timeout = timeout_ms(request.get("timeout_ms"), o.timeout)?;
     if let Some(n) = count("max_nodes")? {
         o.max_nodes = n;
     }
@@ -189,6 +255,42 @@ fn ax_options(request: &Value) -> Result<AxOptions, String> {
     o.frame_id = text("frame_id")?;
     o.reference = text("ref")?;
     Ok(o)
+}
+
+/// A `timeout_ms` field: absent or null gives `default`; a number of milliseconds > 0
+/// gives that deadline, clamped to [`MAX_CDP_TIMEOUT`]; anything else (a string, a
+/// negative or zero number) is an error naming the field. Never panics.
+///
+/// ```
+/// use std::time::Duration;
+/// use cdp_supervise::protocol::{timeout_ms, MAX_CDP_TIMEOUT};
+/// let d = Duration::from_secs(1);
+/// assert_eq!(timeout_ms(None, d), Ok(d));
+/// assert_eq!(timeout_ms(Some(&serde_json::json!(250)), d), Ok(Duration::from_millis(250)));
+/// assert_eq!(timeout_ms(Some(&serde_json::json!(1e300)), d), Ok(MAX_CDP_TIMEOUT));
+/// assert!(timeout_ms(Some(&serde_json::json!(-1)), d).unwrap_err().contains("timeout_ms"));
+/// assert!(timeout_ms(Some(&serde_json::json!("5")), d).is_err());
+/// ```
+pub fn timeout_ms(value: Option<&Value>, default: Duration) -> Result<Duration, String> {
+    let bad = |v: &Value| {
+        format!(
+            "\"timeout_ms\" must be a number of milliseconds > 0 (at most {}), not {v}",
+            MAX_CDP_TIMEOUT.as_millis()
+        )
+    };
+    match value {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => {
+            let ms = v
+                .as_f64()
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .ok_or_else(|| bad(v))?;
+            // Clamped first, so the conversion cannot fail; the fallback is unreachable.
+            let secs = (ms / 1000.0).min(MAX_CDP_TIMEOUT.as_secs_f64());
+            Ok(Duration::try_from_secs_f64(secs)
+                .map_or(MAX_CDP_TIMEOUT, |d| d.min(MAX_CDP_TIMEOUT)))
+        }
+    }
 }
 
 /// `{"type":TYPE, ...fields of object}`, with `type` first for readers' eyes.
@@ -229,19 +331,45 @@ pub fn result_line(id: &Value, key: &str, value: Value) -> String {
     typed("result", &Value::Object(obj))
 }
 
-/// `{"type":"error","id":ID,"message":MESSAGE}`.
+/// `{"type":"error","id":ID,"code":CODE,"message":MESSAGE}`: `code` is the stable
+/// snake_case word a program branches on (the errors' `code()`, or [`BAD_REQUEST`]),
+/// `message` says what to do.
 ///
 /// ```
-/// let line = cdp_supervise::protocol::error_line(&2.into(), "no");
-/// assert_eq!(line, r#"{"type":"error","id":2,"message":"no"}"#);
+/// let line = cdp_supervise::protocol::error_line(&2.into(), "no_dialog", "no");
+/// assert_eq!(line, r#"{"type":"error","id":2,"code":"no_dialog","message":"no"}"#);
 /// ```
-pub fn error_line(id: &Value, message: &str) -> String {
-    typed("error", &json!({ "id": id, "message": message }))
+pub fn error_line(id: &Value, code: &str, message: &str) -> String {
+    // Written in this order for readers' eyes (a JSON map would sort the keys).
+    format!(
+        "{{\"type\":\"error\",\"id\":{id},\"code\":{},\"message\":{}}}",
+        Value::from(code),
+        Value::from(message)
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn act_lines_parse_and_bad_ones_carry_a_code() {
+        let p = |s: &str| parse_line(s.as_bytes());
+        let r =
+            p(r#"{"id":8,"cmd":"act","action":"click","x":10,"y":20,"timeout_ms":2000}"#).unwrap();
+        match r.command {
+            Command::Act { action, options } => {
+                assert_eq!(action.name(), "click");
+                assert_eq!(options.timeout, Duration::from_secs(2));
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = p(r#"{"id":9,"cmd":"act","action":"navigate"}"#).unwrap_err();
+        assert_eq!((e.code, e.id), (Some("bad_request"), serde_json::json!(9)));
+        assert!(e.message.contains("url"));
+        let e = p(r#"{"id":9,"cmd":"act","action":"press","key":"Nope"}"#).unwrap_err();
+        assert_eq!(e.code, Some("bad_request"));
+    }
 
     #[test]
     fn every_command_parses() {
@@ -298,9 +426,22 @@ mod tests {
             .unwrap_err()
             .message
             .contains("unknown cmd"));
-        assert!(parse_line(b"\xff\xfe").is_err());
+        assert!(parse_line(b"\xff\xfe")
+            .unwrap_err()
+            .message
+            .contains("UTF-8"));
         assert!(parse_line(b"[1]").is_err());
-        for ms in ["1e300", "1e308", "0.0000001"] {
+        let e = parse_line(br#"{"id":4,"cmd":"dialog","action":"accept","dialog_id":5}"#);
+        assert!(e.unwrap_err().message.contains("dialog_id"));
+        let e = parse_line(br#"{"id":4,"cmd":"settle","action":[]}"#);
+        assert!(e.unwrap_err().message.contains("action"));
+        for bad in ["-1", "0", "\"1000\"", "true", "[]", "{}"] {
+            let line = format!(r#"{{"id":5,"cmd":"cdp","method":"M","timeout_ms":{bad}}}"#);
+            let e = parse_line(line.as_bytes()).unwrap_err();
+            assert_eq!(e.id, 5);
+            assert!(e.message.contains("timeout_ms"), "{bad}: {}", e.message);
+        }
+        for ms in ["1e300", "1e308", "0.0000001", "18446744073709551616"] {
             let line = format!(r#"{{"cmd":"cdp","method":"M","timeout_ms":{ms}}}"#);
             let Ok(Request {
                 command: Command::Cdp { timeout, .. },

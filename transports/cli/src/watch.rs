@@ -1,14 +1,15 @@
 //! `cdp-supervise watch`: supervise a tab, diffs and results on stdout, commands on stdin.
 
-use std::io::BufRead;
 use std::sync::mpsc;
 use std::time::Duration;
 
 use cdp_supervise::demo::{DemoSite, DEMO_INTERVAL_S};
-use cdp_supervise::evaluate::{error_of, eval_error_line, value_line};
+use cdp_supervise::evaluate::{error_of, value_line};
+use cdp_supervise::lines::{Line, LineReader, MAX_LINE};
 use cdp_supervise::live_view::LiveView;
 use cdp_supervise::protocol::{
-    diff_line, error_line, parse_line, result_line, typed, Command, DEFAULT_CDP_TIMEOUT,
+    diff_line, error_line, parse_line, result_line, too_long_line, typed, Command,
+    DEFAULT_CDP_TIMEOUT,
 };
 use cdp_supervisor::{Event, PageState};
 use cdp_supervisor_blocking::{
@@ -23,8 +24,11 @@ use cdp_supervisor_driver::endpoint::redact_url;
 /// How long `watch` waits for the page to be live before navigating it.
 const LIVE_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How many stdin lines may wait for the command loop.
+const INPUT_QUEUE: usize = 64;
+
 enum Input {
-    Line(String),
+    Line(Line),
     Eof,
     Fatal(String),
 }
@@ -57,7 +61,11 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     };
     let (browser, client) = match &args.cdp {
         Some(url) => match Client::connect_with_events(url, options.clone(), events_tx.clone()) {
-            Ok(client) => (None, client),
+            Ok(client) => {
+                // Only the client may hold the sender: the printer ends when it closes.
+                drop(events_tx);
+                (None, client)
+            }
             Err(e) if args.fallback_local => {
                 let warning = format!(
                     "the browser at {} could not be reached ({e}); supervising a local headless Chromium instead",
@@ -80,7 +88,9 @@ pub fn watch(args: Args) -> Result<(), Failure> {
             (Some(b), connect(&local, events_tx)?)
         }
     };
-    let (input_tx, input_rx) = mpsc::channel::<Input>();
+    // Bounded: a client writing faster than commands are handled waits on its pipe (at
+    // most INPUT_QUEUE lines of at most MAX_LINE bytes are held).
+    let (input_tx, input_rx) = mpsc::sync_channel::<Input>(INPUT_QUEUE);
 
     let fatal_tx = input_tx.clone();
     let text_format = args
@@ -140,18 +150,15 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     }
 
     // A read of stdin cannot be interrupted, so this thread is not joined: it ends at
-    // end of input, or with the process.
+    // end of input, or with the process. Lines are bytes capped at MAX_LINE: a line that
+    // is not UTF-8 or too long is answered, never the end of the session.
     let stdin_tx = input_tx;
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
-        for line in stdin.lock().lines() {
-            match line {
-                Ok(l) => {
-                    if stdin_tx.send(Input::Line(l)).is_err() {
-                        return;
-                    }
-                }
-                Err(_) => break,
+        let mut lines = LineReader::new(stdin.lock(), MAX_LINE);
+        while let Ok(Some(line)) = lines.next_line() {
+            if stdin_tx.send(Input::Line(line)).is_err() {
+                return;
             }
         }
         let _ = stdin_tx.send(Input::Eof);
@@ -161,8 +168,8 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     std::thread::scope(|scope| {
         for input in &input_rx {
             match input {
-                Input::Line(line) if line.trim().is_empty() => {}
-                Input::Line(line) => {
+                Input::Line(Line::TooLong { len }) => emit(&too_long_line(len, MAX_LINE)),
+                Input::Line(Line::Bytes(line)) => {
                     if handle_line(&client, scope, &line) == Flow::Stop {
                         break;
                     }
@@ -214,12 +221,12 @@ enum Flow {
 fn handle_line<'scope>(
     client: &'scope Client,
     scope: &'scope std::thread::Scope<'scope, '_>,
-    line: &str,
+    line: &[u8],
 ) -> Flow {
-    let (id, command) = match parse_line(line.as_bytes()) {
+    let (id, command) = match parse_line(line) {
         Ok(request) => (request.id, request.command),
         Err(e) => {
-            emit(&error_line(&e.id, &e.message));
+            emit(&e.to_line());
             return Flow::Continue;
         }
     };
@@ -230,7 +237,7 @@ fn handle_line<'scope>(
                 "snapshot",
                 serde_json::to_value(s).unwrap_or(Value::Null),
             ),
-            Err(e) => error_line(&id, &e.to_string()),
+            Err(e) => client_error_line(&id, &e),
         }),
         Command::Policy(p) => emit(&match client.set_policy(p) {
             Ok(()) => result_line(
@@ -238,7 +245,7 @@ fn handle_line<'scope>(
                 "policy",
                 serde_json::to_value(p).unwrap_or(Value::Null),
             ),
-            Err(e) => error_line(&id, &e.to_string()),
+            Err(e) => client_error_line(&id, &e),
         }),
         Command::Dialog {
             action,
@@ -256,7 +263,7 @@ fn handle_line<'scope>(
                         "dialog",
                         serde_json::to_value(closed).unwrap_or(Value::Null),
                     ),
-                    Err(e) => error_line(&id, &e.to_string()),
+                    Err(e) => client_error_line(&id, &e),
                 });
             });
         }
@@ -271,7 +278,8 @@ fn handle_line<'scope>(
                                 Ok(c) => {
                                     closed.push(serde_json::to_value(c).unwrap_or(Value::Null))
                                 }
-                                Err(e) => errors.push(Value::String(e.to_string())),
+                                Err(e) => errors
+                                    .push(json!({ "code": e.code(), "message": e.to_string() })),
                             }
                         }
                         let mut obj = json!({ "id": id, "dialogs": closed });
@@ -280,7 +288,7 @@ fn handle_line<'scope>(
                         }
                         typed("result", &obj)
                     }
-                    Err(e) => error_line(&id, &e.to_string()),
+                    Err(e) => client_error_line(&id, &e),
                 });
             });
         }
@@ -293,21 +301,14 @@ fn handle_line<'scope>(
             Ok(pending) => {
                 scope.spawn(move || follow_command(&id, pending));
             }
-            Err(e) => emit(&error_line(&id, &e.to_string())),
+            Err(e) => emit(&client_error_line(&id, &e)),
         },
         Command::Evaluate(evaluation) => {
             scope.spawn(move || {
                 emit(&match client.evaluate(evaluation) {
                     Ok(value) => value_line(&id, &value),
                     Err(ClientError::Evaluate(e)) => error_of(&id, &e),
-                    Err(e) => {
-                        let code = match e {
-                            ClientError::Timeout { .. } => "timeout",
-                            ClientError::Closed => "disconnected",
-                            _ => "error",
-                        };
-                        eval_error_line(&id, code, &e.to_string(), None)
-                    }
+                    Err(e) => error_line(&id, e.code(), &e.to_string()),
                 });
             });
         }
@@ -315,7 +316,7 @@ fn handle_line<'scope>(
             scope.spawn(move || {
                 emit(&match client.recover() {
                     Ok(r) => result_line(&id, "result", r),
-                    Err(e) => error_line(&id, &e.to_string()),
+                    Err(e) => client_error_line(&id, &e),
                 });
             });
         }
@@ -325,11 +326,17 @@ fn handle_line<'scope>(
                     Ok(ax) => {
                         result_line(&id, "ax", serde_json::to_value(ax).unwrap_or(Value::Null))
                     }
-                    Err(ClientError::Ax(e)) => typed(
-                        "error",
-                        &json!({ "id": id, "message": e.to_string(), "code": e.code() }),
-                    ),
-                    Err(e) => error_line(&id, &e.to_string()),
+                    Err(e) => client_error_line(&id, &e),
+                });
+            });
+        }
+        Command::Act { action, options } => {
+            scope.spawn(move || {
+                emit(&match client.act(action, options) {
+                    Ok(r) => {
+                        result_line(&id, "act", serde_json::to_value(r).unwrap_or(Value::Null))
+                    }
+                    Err(e) => client_error_line(&id, &e),
                 });
             });
         }
@@ -356,14 +363,19 @@ fn follow_command(id: &Value, pending: PendingCommand) {
                 return;
             }
             Ok(CommandUpdate::Finished(Err(e))) => {
-                emit(&error_line(id, &e.to_string()));
+                emit(&error_line(id, e.code(), &e.to_string()));
                 return;
             }
             Err(ClientError::Timeout { .. }) => continue,
             Err(e) => {
-                emit(&error_line(id, &e.to_string()));
+                emit(&client_error_line(id, &e));
                 return;
             }
         }
     }
+}
+
+/// The error line of a client call's failure, with its stable code.
+fn client_error_line(id: &Value, e: &ClientError) -> String {
+    error_line(id, e.code(), &e.to_string())
 }

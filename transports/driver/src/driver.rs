@@ -93,7 +93,8 @@ pub enum ClientEvent {
     Event(Event),
     /// The WebSocket is open (again); the supervisor attaches to the tab.
     Connected {
-        /// The WebSocket URL.
+        /// The WebSocket URL, its credentials redacted
+        /// ([`redact_url`](crate::endpoint::redact_url)).
         url: String,
         /// True after a reconnect.
         reconnected: bool,
@@ -243,6 +244,15 @@ pub enum Request {
         /// The outcome.
         reply: Reply<Result<AxSnapshot, AxError>>,
     },
+    /// Run an agent action; the reply is its result once settled and captured.
+    Act {
+        /// The action.
+        action: cdp_supervisor::act::Action,
+        /// Its budget and whether to take a screenshot.
+        options: cdp_supervisor::act::ActOptions,
+        /// The outcome.
+        reply: Reply<ActOutcome>,
+    },
 }
 
 /// The outcome of an evaluate: its value as JSON, or a typed error with a stable `code()`.
@@ -253,6 +263,15 @@ pub enum Request {
 /// assert!(outcome.is_ok());
 /// ```
 pub type EvalOutcome = Result<EvalValue, EvalError>;
+
+/// The outcome of an agent action.
+///
+/// ```
+/// use cdp_supervisor_driver::{ActOutcome, ClientError};
+/// let outcome: ActOutcome = Err(ClientError::Closed);
+/// assert!(outcome.is_err());
+/// ```
+pub type ActOutcome = Result<cdp_supervisor::act::ActResult, ClientError>;
 
 impl Request {
     /// [`Request::Command`] from a client's arguments; `params` must be a JSON object (or
@@ -330,6 +349,7 @@ impl std::fmt::Debug for Request {
             Request::Stop(_) => "Stop",
             Request::Evaluate { .. } => "Evaluate",
             Request::AxSnapshot { .. } => "AxSnapshot",
+            Request::Act { .. } => "Act",
         };
         f.write_str(name)
     }
@@ -367,6 +387,8 @@ pub struct Driver {
     evaluations: HashMap<u64, Reply<EvalOutcome>>,
     /// Callers waiting for an accessibility snapshot, by its id.
     ax_snapshots: HashMap<u64, Reply<Result<AxSnapshot, AxError>>>,
+    /// Callers waiting for an action's result, by the action's id.
+    acts: HashMap<u64, Reply<ActOutcome>>,
     settles: Vec<SettleGroup>,
     subscribers: Vec<Subscriber>,
     settle_timeout: Duration,
@@ -410,6 +432,7 @@ impl Driver {
             dialogs: HashMap::new(),
             evaluations: HashMap::new(),
             ax_snapshots: HashMap::new(),
+            acts: HashMap::new(),
             settles: Vec::new(),
             subscribers: Vec::new(),
             settle_timeout: options.settle_timeout,
@@ -439,10 +462,10 @@ impl Driver {
         self.now = now;
         self.connected = true;
         if let Some(r) = self.recorder.as_mut() {
-            log_io(r.connect());
+            log_io(r.connect_to(url));
         }
         self.broadcast(ClientEvent::Connected {
-            url: url.to_owned(),
+            url: crate::endpoint::redact_url(url),
             reconnected,
         });
         self.sup.handle_connected(now);
@@ -602,6 +625,16 @@ impl Driver {
                     self.evaluations.insert(id.0, reply);
                 }
                 Err(e) => reply(Err(e)),
+            },
+            Request::Act {
+                action,
+                options,
+                reply,
+            } => match self.sup.act(now, action, options) {
+                Ok(id) => {
+                    self.acts.insert(id.0, reply);
+                }
+                Err(e) => reply(Err(e.into())),
             },
             Request::SetPolicy(policy) => self.sup.set_policy(policy),
             Request::Subscribe {
@@ -767,6 +800,9 @@ impl Driver {
         for waiter in std::mem::take(&mut self.attach_waiters) {
             (waiter.reply)(Err(ClientError::Closed));
         }
+        for (_, reply) in std::mem::take(&mut self.acts) {
+            reply(Err(ClientError::Closed));
+        }
     }
 
     fn broadcast(&mut self, event: ClientEvent) {
@@ -811,6 +847,11 @@ impl Driver {
                 Event::AxSnapshot { id, outcome } => {
                     if let Some(reply) = self.ax_snapshots.remove(&id.0) {
                         reply(outcome.clone());
+                    }
+                }
+                Event::ActFinished { id, outcome } => {
+                    if let Some(reply) = self.acts.remove(&id.0) {
+                        reply(outcome.clone().map(|r| *r).map_err(ClientError::from));
                     }
                 }
                 Event::Warning(warning) => debug(&format!("warning: {warning}")),

@@ -12,12 +12,90 @@ const MAX_REPLY: usize = 1 << 20;
 
 /// Why an endpoint could not be resolved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("browser endpoint {endpoint}: {message}")]
+#[error("browser endpoint {}: {message}", redact_url(.endpoint))]
 pub struct EndpointError {
-    /// The endpoint given.
+    /// The endpoint given, its credentials redacted ([`redact_url`]), so that neither
+    /// `Display` nor `Debug` shows a secret.
     pub endpoint: String,
     /// What went wrong and what to do.
     pub message: String,
+}
+
+/// What stands for a redacted part of a URL.
+pub const REDACTED: &str = "<redacted>";
+
+/// `url` with its credentials removed, for every log line, error message and trace:
+/// the userinfo (`ws://user:password@host`) becomes `<redacted>@`, each query value
+/// (`?apiKey=...`, `?token=...`, any) and the fragment become `<redacted>` (the names
+/// stay, to tell which URL it was). Hosted browsers put their keys there. Pure; never
+/// panics; a string with nothing to redact comes back unchanged.
+///
+/// ```
+/// use cdp_supervisor_driver::endpoint::redact_url;
+/// assert_eq!(redact_url("ws://u:p@h:1/x?apiKey=SECRET&b"), "ws://<redacted>@h:1/x?apiKey=<redacted>&b");
+/// assert_eq!(redact_url("ws://h:1/devtools/browser/abc"), "ws://h:1/devtools/browser/abc");
+/// assert_eq!(redact_url("h:1/x#tok"), "h:1/x#<redacted>");
+/// ```
+pub fn redact_url(url: &str) -> String {
+    let (before_fragment, fragment) = match url.split_once('#') {
+        Some((b, _)) => (b, Some(REDACTED)),
+        None => (url, None),
+    };
+    let (before_query, query) = match before_fragment.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (before_fragment, None),
+    };
+    let (scheme, rest) = match before_query.split_once("://") {
+        Some((s, r)) => (Some(s), r),
+        None => (None, before_query),
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    let mut out = String::with_capacity(url.len());
+    if let Some(s) = scheme {
+        out.push_str(s);
+        out.push_str("://");
+    }
+    match authority.rsplit_once('@') {
+        Some((_, host)) => {
+            out.push_str(REDACTED);
+            out.push('@');
+            out.push_str(host);
+        }
+        None => out.push_str(authority),
+    }
+    out.push_str(path);
+    if let Some(q) = query {
+        out.push('?');
+        for (i, pair) in q.split('&').enumerate() {
+            if i > 0 {
+                out.push('&');
+            }
+            match pair.split_once('=') {
+                Some((name, _)) => {
+                    out.push_str(name);
+                    out.push('=');
+                    out.push_str(REDACTED);
+                }
+                None => out.push_str(pair),
+            }
+        }
+    }
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
+/// Whether [`redact_url`] changes `url` (it holds credentials or a query).
+///
+/// ```
+/// assert!(cdp_supervisor_driver::endpoint::has_secrets("ws://h/x?token=t"));
+/// assert!(!cdp_supervisor_driver::endpoint::has_secrets("ws://h/x"));
+/// ```
+pub fn has_secrets(url: &str) -> bool {
+    redact_url(url) != url
 }
 
 /// What an endpoint names.
@@ -49,7 +127,7 @@ impl Endpoint {
             return Ok(Endpoint::WebSocket(endpoint.to_owned()));
         }
         let err = |message: &str| EndpointError {
-            endpoint: endpoint.to_owned(),
+            endpoint: redact_url(endpoint),
             message: message.to_owned(),
         };
         if endpoint.starts_with("https://") {
@@ -62,7 +140,11 @@ impl Endpoint {
                 "expected ws://HOST:PORT/devtools/browser/ID or http://HOST:PORT",
             ));
         };
-        let authority = rest.split('/').next().unwrap_or("");
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        // Userinfo is never sent (nor printed): the DevTools address is host:port.
+        let authority = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, host)| host);
         Ok(Endpoint::DevTools {
             authority: authority.to_owned(),
         })
@@ -79,7 +161,7 @@ impl EndpointError {
     /// ```
     pub fn no_lookup(endpoint: &str) -> EndpointError {
         EndpointError {
-            endpoint: endpoint.to_owned(),
+            endpoint: redact_url(endpoint),
             message: "resolving an http:// address needs the transport's `launch` feature (cdp-supervisor-chromium); pass the browser's ws:// URL instead".into(),
         }
     }
@@ -185,7 +267,7 @@ impl JsonVersion {
     /// The exchange for `endpoint`, whose DevTools address is `authority`.
     pub fn new(endpoint: &str, authority: &str) -> JsonVersion {
         JsonVersion {
-            endpoint: endpoint.to_owned(),
+            endpoint: redact_url(endpoint),
             authority: authority.to_owned(),
             reply: Vec::new(),
         }
@@ -217,10 +299,11 @@ impl JsonVersion {
                 self.failed("GET /json/version: the reply is over 1 MiB")
             ));
         }
-        let text = String::from_utf8_lossy(&self.reply).into_owned();
-        let Some((head, body)) = text.split_once("\r\n\r\n") else {
+        let Some(head_end) = self.reply.windows(4).position(|w| w == b"\r\n\r\n") else {
             return ended.then(|| Err(self.failed("GET /json/version: the reply is not HTTP")));
         };
+        let head = String::from_utf8_lossy(self.reply.get(..head_end).unwrap_or_default());
+        let raw_body = self.reply.get(head_end + 4..).unwrap_or_default();
         let length = head.lines().find_map(|l| {
             let (k, v) = l.split_once(':')?;
             k.trim()
@@ -228,13 +311,16 @@ impl JsonVersion {
                 .then(|| v.trim().parse::<usize>().ok())
                 .flatten()
         });
+        // Content-Length counts bytes: cut the bytes, then decode (a cut inside a
+        // character, from a lying header, becomes U+FFFD instead of a panic).
         let body = match length {
-            Some(n) if body.len() >= n => body.get(..n).unwrap_or(body),
+            Some(n) if raw_body.len() >= n => raw_body.get(..n).unwrap_or(raw_body),
             // Closed before Content-Length was reached, or no Content-Length: take what came.
-            _ if ended => body,
+            _ if ended => raw_body,
             _ => return None,
         };
-        Some(self.parse(head, body))
+        let body = String::from_utf8_lossy(body);
+        Some(self.parse(&head, &body))
     }
 
     fn parse(&self, head: &str, body: &str) -> Result<String, EndpointError> {
@@ -283,31 +369,6 @@ pub fn untrusted_certificate(cause: &(dyn std::error::Error + 'static)) -> Optio
     None
 }
 
-/// The endpoint as it may be shown in a log line, an error or a trace: userinfo and the
-/// query (where hosted browsers put their keys) replaced by `***`.
-///
-/// ```
-/// use cdp_supervisor_driver::endpoint::redact_url;
-/// assert_eq!(redact_url("wss://u:p@host/x?apiKey=SECRET"), "wss://***@host/x?***");
-/// assert_eq!(redact_url("ws://127.0.0.1:9222/devtools/browser/b"), "ws://127.0.0.1:9222/devtools/browser/b");
-/// ```
-pub fn redact_url(url: &str) -> String {
-    let cut = url.find(['?', '#']).unwrap_or(url.len());
-    let (without_query, query) = url.split_at(cut);
-    let query = if query.is_empty() { "" } else { "?***" };
-    match without_query.split_once("://") {
-        Some((scheme, rest)) => {
-            let end = rest.find('/').unwrap_or(rest.len());
-            let (authority, path) = rest.split_at(end);
-            match authority.rsplit_once('@') {
-                Some((_, host)) => format!("{scheme}://***@{host}{path}{query}"),
-                None => format!("{scheme}://{authority}{path}{query}"),
-            }
-        }
-        None => "(an endpoint that is not a URL)".into(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,12 +377,54 @@ mod tests {
     fn splits_ws_urls() {
         assert_eq!(split_ws_url("ws://[::1]:9"), Some(("[::1]:9", "/")));
         assert_eq!(split_ws_url("ws:///x"), None);
+        assert_eq!(split_ws_url("ws://u:p@h:1/x?k=v"), Some(("h:1", "/x?k=v")));
+    }
+
+    #[test]
+    fn multibyte_bodies_never_split() {
+        // "é" is two bytes; a Content-Length that cuts it, or counts it in characters.
+        for n in 0..40 {
+            let body = r#"{"webSocketDebuggerUrl":"ws://h/é"}"#;
+            let reply = format!("HTTP/1.1 200 OK\r\nContent-Length: {n}\r\n\r\n{body}");
+            let mut l = JsonVersion::new("http://h:1", "h:1");
+            let _ = l.received(reply.as_bytes());
+            let _ = l.received(b"");
+        }
+        let body = r#"{"webSocketDebuggerUrl":"ws://h/é"}"#;
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut l = JsonVersion::new("http://h:1", "h:1");
+        assert_eq!(l.received(reply.as_bytes()), Some(Ok("ws://h/é".into())));
+    }
+
+    #[test]
+    fn redaction_hides_userinfo_and_query_values() {
+        let r = redact_url("ws://u:p@127.0.0.1:1/x?apiKey=SECRET&token=T2#frag");
+        assert_eq!(
+            r,
+            "ws://<redacted>@127.0.0.1:1/x?apiKey=<redacted>&token=<redacted>#<redacted>"
+        );
+        assert_eq!(redact_url(""), "");
+        assert_eq!(
+            redact_url("ws://@?=&#"),
+            "ws://<redacted>@?=<redacted>&#<redacted>"
+        );
+        let e = EndpointError::no_lookup("http://a:b@h:1/?k=v");
+        assert!(!e.to_string().contains("a:b") && !e.to_string().contains("=v"));
     }
 
     #[test]
     fn others_are_refused() {
         assert!(Endpoint::parse("ftp://h").is_err());
         assert!(Endpoint::parse("https://h").is_err());
+        assert_eq!(
+            Endpoint::parse("http://u:p@h:1?token=T"),
+            Ok(Endpoint::DevTools {
+                authority: "h:1".into()
+            })
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::time::Duration;
 use cdp_supervisor::ax::AxError;
 use cdp_supervisor::{CommandError, DialogError, EvalError};
 
-use crate::endpoint::EndpointError;
+use crate::endpoint::{redact_url, EndpointError};
 
 /// Why a client call failed.
 ///
@@ -20,9 +20,10 @@ pub enum ClientError {
     #[error(transparent)]
     Endpoint(#[from] EndpointError),
     /// The WebSocket could not be opened.
-    #[error("cannot open the WebSocket to {url}: {error}; check that the browser runs with --remote-debugging-port and the URL is current")]
+    #[error("cannot open the WebSocket to {}: {error}; check that the browser runs with --remote-debugging-port and the URL is current", redact_url(.url))]
     Connect {
-        /// The WebSocket URL.
+        /// The WebSocket URL, its credentials redacted ([`redact_url`]; the transports
+        /// store it redacted, so that `Debug` shows no secret either).
         url: String,
         /// Why.
         error: String,
@@ -45,6 +46,9 @@ pub enum ClientError {
     /// The accessibility snapshot or its ref failed (the core's error, with its code).
     #[error(transparent)]
     Ax(#[from] AxError),
+    /// The action could not run (the core's error, with what to do; `code()` is stable).
+    #[error(transparent)]
+    Act(#[from] cdp_supervisor::act::ActError),
     /// The dialog could not be answered.
     #[error(transparent)]
     Dialog(#[from] DialogError),
@@ -68,4 +72,50 @@ pub enum ClientError {
         /// How long.
         after: Duration,
     },
+}
+
+impl ClientError {
+    /// The stable snake_case code of this error, the word a program branches on (the
+    /// sidecar's `code`); the core's errors keep theirs ([`CommandError::code`],
+    /// [`DialogError::code`]).
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::ClientError;
+    /// assert_eq!(ClientError::Closed.code(), "disconnected");
+    /// let e = ClientError::Command(cdp_supervisor::CommandError::NotAttached);
+    /// assert_eq!(e.code(), "not_attached");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            ClientError::Endpoint(_) => "unreachable",
+            ClientError::Connect { .. } => "unreachable",
+            ClientError::Launch(_) => "launch_failed",
+            ClientError::Record(_) => "io_error",
+            ClientError::BridgeToken(_) => "io_error",
+            ClientError::Command(e) => e.code(),
+            ClientError::Dialog(e) => e.code(),
+            ClientError::Ax(e) => e.code(),
+            ClientError::Act(e) => e.code(),
+            ClientError::Evaluate(e) => e.code(),
+            ClientError::Closed => "disconnected",
+            ClientError::NotLive { .. } => "not_live",
+            ClientError::Timeout { .. } => "timeout",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connect_errors_print_no_credentials() {
+        let e = ClientError::Connect {
+            url: "ws://u:pw@127.0.0.1:1/x?apiKey=SECRET".into(),
+            error: "refused".into(),
+        };
+        let text = e.to_string();
+        assert!(!text.contains("SECRET") && !text.contains("u:pw"), "{text}");
+        assert_eq!(e.code(), "unreachable");
+    }
 }

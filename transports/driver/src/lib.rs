@@ -60,6 +60,7 @@ pub mod prelude {
     };
     #[doc(no_inline)]
     pub use cdp_supervisor;
+    pub use cdp_supervisor::act;
     #[doc(no_inline)]
     pub use cdp_supervisor::{Element, EvalError, EvalValue, Evaluation};
 }
@@ -67,8 +68,8 @@ pub mod prelude {
 pub use cdp_supervisor::{DialogAction, DialogPolicy, Snapshot};
 pub use clock::Clock;
 pub use driver::{
-    command_result, ClientEvent, CommandUpdate, DialogOutcome, EvalOutcome, Options, Reply,
-    Request, Subscriber, Updates, CONNECT_TIMEOUT, SETTLE_TIMEOUT,
+    command_result, ActOutcome, ClientEvent, CommandUpdate, DialogOutcome, EvalOutcome, Options,
+    Reply, Request, Subscriber, Updates, CONNECT_TIMEOUT, SETTLE_TIMEOUT,
 };
 pub use error::ClientError;
 pub use loop_driver::{Action, LoopDriver};

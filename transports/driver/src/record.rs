@@ -50,6 +50,31 @@ impl Recorder {
         self.line("connect", None)
     }
 
+    /// A `connect` line naming the WebSocket URL with its credentials redacted
+    /// ([`redact_url`](crate::endpoint::redact_url)); when any were, the line says so
+    /// (`"redacted":true`) instead of storing them.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("doc-trace-url-{}.jsonl", std::process::id()));
+    /// let mut recorder = cdp_supervisor_driver::record::Recorder::create(&path)?;
+    /// recorder.connect_to("ws://u:p@h:1/x?apiKey=SECRET")?;
+    /// let text = std::fs::read_to_string(&path)?;
+    /// assert!(text.contains(r#""redacted":true"#) && !text.contains("SECRET") && !text.contains("u:p"));
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn connect_to(&mut self, url: &str) -> io::Result<()> {
+        let t = self.next_t();
+        let header = serde_json::json!({
+            "url": crate::endpoint::redact_url(url),
+            "redacted": crate::endpoint::has_secrets(url),
+        });
+        let fields = header.to_string();
+        let fields = fields.strip_prefix('{').unwrap_or("}");
+        writeln!(self.out, "{{\"t\":{t},\"dir\":\"connect\",{fields}")?;
+        self.out.flush()
+    }
+
     /// A `disconnect` line: the WebSocket closed.
     pub fn disconnect(&mut self) -> io::Result<()> {
         self.line("disconnect", None)
@@ -65,9 +90,14 @@ impl Recorder {
         self.line("in", Some(json))
     }
 
-    fn line(&mut self, dir: &str, msg: Option<&str>) -> io::Result<()> {
+    fn next_t(&mut self) -> f64 {
         let t = self.start.elapsed().as_secs_f64().max(self.last_t);
         self.last_t = t;
+        t
+    }
+
+    fn line(&mut self, dir: &str, msg: Option<&str>) -> io::Result<()> {
+        let t = self.next_t();
         match msg {
             // Embedded verbatim, as sent; text that is not JSON (never from Chromium)
             // is kept as a string so the trace stays parseable.
@@ -95,6 +125,7 @@ mod tests {
         {
             let mut r = Recorder::create(&path).unwrap();
             r.connect().unwrap();
+            r.connect_to("ws://u:p@h:1/x?token=T").unwrap();
             r.outgoing(r#"{"id":1,"method":"Target.getTargets","params":{}}"#)
                 .unwrap();
             r.incoming(r#"{"id":1,"result":{}}"#).unwrap();
@@ -104,6 +135,7 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         let trace = cdp_supervisor::replay::Trace::parse(&text).unwrap();
-        assert_eq!(trace.entries.len(), 5);
+        assert_eq!(trace.entries.len(), 6);
+        assert!(text.contains(r#""url":"ws://<redacted>@h:1/x?token=<redacted>""#));
     }
 }

@@ -1,4 +1,4 @@
-//! End-to-end: the dialog bridge (SPEC §6.5) against a real headless Chromium, behind a
+//! End-to-end: the dialog bridge against a real headless Chromium, behind a
 //! proxy that closes every native dialog within milliseconds, as hosted CDP proxies do.
 
 use support::bridge_site;
@@ -87,7 +87,7 @@ fn open_site_at(w: &BridgeWorld, url: &str) -> DemoFrames {
 }
 
 /// Evaluates `expression`, in which `w` is the window of frame `which`: OOPIFs in their
-/// own session, the srcdoc frame through the top page (SPEC §6.7).
+/// own session, the srcdoc frame through the top page.
 fn in_window(client: &Client, frames: &DemoFrames, which: &str, expression: &str) -> Value {
     let (frame, window) = match which {
         "srcdoc" => (&frames.top, "document.getElementById('same').contentWindow"),
@@ -191,7 +191,7 @@ fn expected(kind: &str, value: Value) -> Value {
     json!({"kind": kind, "type": ty, "value": value})
 }
 
-/// SPEC §6.5 motivation: behind a proxy that closes dialogs, a native dialog vanishes
+/// The dialog bridge motivation: behind a proxy that closes dialogs, a native dialog vanishes
 /// before anyone can answer; it is recorded `closed_by: remote` and the page gets the
 /// proxy's dismissal.
 #[test]
@@ -306,7 +306,7 @@ fn answer_every_kind_in_every_frame(w: &BridgeWorld, frames: &DemoFrames) {
     assert!(w.client.snapshot().unwrap().pending_dialogs.is_empty());
 }
 
-/// SPEC §6.5: with the bridge, behind the same proxy, every dialog kind in the top
+/// The dialog bridge: with the bridge, behind the same proxy, every dialog kind in the top
 /// frame, a srcdoc iframe, an OOPIF and an OOPIF nested in it is pending with its frame
 /// id until the agent answers, and the page's JavaScript gets the answer: `alert`
 /// returns `undefined`, `prompt` the text or its default, `confirm` true or false. No
@@ -320,7 +320,7 @@ fn bridge_answers_reach_the_page_in_every_kind_of_frame() {
     answer_every_kind_in_every_frame(&w, &frames);
 }
 
-/// SPEC §6.5 ("a synchronous XHR to a reserved host on the page's own scheme"): on an
+/// The dialog bridge ("a synchronous XHR to a reserved host on the page's own scheme"): on an
 /// https page the script calls `https://bridge.invalid/`, which the core's `Fetch`
 /// patterns also pause. The bridge site is served over https through a TLS relay (a
 /// throwaway self-signed certificate; Chromium launched with
@@ -373,7 +373,7 @@ fn bridge_answers_reach_an_https_page() {
     }
 }
 
-/// SPEC §6.4 with the bridge: an evaluation that raises a bridge `confirm` is reported
+/// Commands blocked by a dialog with the bridge: an evaluation that raises a bridge `confirm` is reported
 /// blocked by that dialog at once, and gets its real reply after the answer.
 #[test]
 fn bridge_dialog_blocks_the_evaluate_that_raised_it() {
@@ -407,7 +407,7 @@ fn bridge_dialog_blocks_the_evaluate_that_raised_it() {
     assert!(w.proxy.as_ref().unwrap().closed().is_empty());
 }
 
-/// SPEC §6.5: a page that calls the bridge host itself, without the token, gets an
+/// The dialog bridge: a page that calls the bridge host itself, without the token, gets an
 /// error status and no dialog appears.
 #[test]
 fn forged_bridge_requests_make_no_dialog() {
@@ -451,7 +451,7 @@ fn forged_bridge_requests_make_no_dialog() {
     assert_eq!(warnings, 2, "one warning per forged request");
 }
 
-/// SPEC §6.5: when CSP forbids the bridge's request, the script falls back to the native
+/// The dialog bridge: when CSP forbids the bridge's request, the script falls back to the native
 /// dialog, never to a silent `false`. Without a proxy the agent answers it; behind the
 /// proxy it opens and the proxy closes it (`remote`).
 #[test]
@@ -504,7 +504,7 @@ fn csp_that_forbids_the_bridge_falls_back_to_a_native_dialog() {
     }
 }
 
-/// SPEC §6.1 with the bridge: `auto_accept` gives a bridge prompt its default text and
+/// The dialog policy with the bridge: `auto_accept` gives a bridge prompt its default text and
 /// `auto_dismiss` a bridge confirm `false`, both `closed_by: auto_policy`.
 #[test]
 fn policies_answer_bridge_dialogs() {
@@ -552,7 +552,7 @@ fn policies_answer_bridge_dialogs() {
     assert!(w.proxy.as_ref().unwrap().closed().is_empty());
 }
 
-/// SPEC §6.5 ("a request without the right token ... never becomes a dialog"): the page
+/// The dialog bridge ("a request without the right token ... never becomes a dialog"): the page
 /// must not be able to learn the token. The bridge script calls `x.open(...)` through
 /// `XMLHttpRequest.prototype`, which the page can patch before it calls `alert`; it then
 /// reads the token from the URL and raises dialogs of its own text ("pay") that look
@@ -606,7 +606,7 @@ fn page_cannot_learn_the_bridge_token() {
     assert_eq!(stolen, json!("nothing"), "the page read the token");
 }
 
-/// SPEC §6.5: a bridge dialog whose frame navigates is closed `remote`: a bridge
+/// The dialog bridge: a bridge dialog whose frame navigates is closed `remote`: a bridge
 /// `confirm` in the top frame when the top navigates to another site (a new renderer
 /// process, so the blocked one does not hold the navigation up).
 #[test]
@@ -619,7 +619,7 @@ fn bridge_dialog_of_a_top_that_navigates_to_another_site_closes_remote() {
     assert!(w.proxy.as_ref().unwrap().closed().is_empty());
 }
 
-/// SPEC §6.5: a bridge dialog whose session detaches is closed `remote`, and nothing
+/// The dialog bridge: a bridge dialog whose session detaches is closed `remote`, and nothing
 /// else happens. Real Chromium, when the top navigates while an OOPIF's bridge `confirm`
 /// is pending: the OOPIF's session detaches, Chromium lets the paused request go to the
 /// network, it fails, and a script that fell back to the *native* `confirm` opened one in
@@ -643,7 +643,7 @@ fn bridge_dialog_of_an_oopif_whose_parent_navigates_closes_remote() {
     }
 }
 
-/// Like fact 9 for native dialogs: navigating the top frame within its site while its
+/// As a navigation closes a native dialog: navigating the top frame within its site while its
 /// own bridge dialog is pending should close the dialog `remote`. Real Chromium cannot
 /// commit the navigation while the renderer's main thread waits in the bridge's
 /// synchronous XHR, so the core answers the request (dismissed, `remote`) as soon as the

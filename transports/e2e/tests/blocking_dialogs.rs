@@ -9,7 +9,7 @@ use cdp_supervisor_blocking::{Client, ClientError, CommandUpdate};
 use serde_json::{json, Value};
 use support::blocking::*;
 
-/// SPEC §6.3, facts 6 and 7: each dialog type raised in the top frame, a srcdoc iframe,
+/// Dialogs in every frame (dialogs are reported on the page session; the close comes before the answer's reply): each dialog type raised in the top frame, a srcdoc iframe,
 /// an OOPIF and an OOPIF nested in an OOPIF is pending with the right frame id, and the
 /// answer (accept, dismiss, prompt text) reaches the page's JavaScript.
 #[test]
@@ -62,7 +62,7 @@ fn every_dialog_type_in_every_kind_of_frame() {
         20,
         "the ring keeps the 20 most recent"
     );
-    // console.error from every frame, OOPIFs included (SPEC §5).
+    // console.error from every frame, OOPIFs included.
     for which in ["top", "srcdoc", "cross", "nested"] {
         let id = frame_id_of(which, &frames);
         assert!(
@@ -74,7 +74,7 @@ fn every_dialog_type_in_every_kind_of_frame() {
     }
 }
 
-/// Fact 9: `beforeunload` shows only after a user gesture; it is pending like any other.
+/// A navigation closes the dialog: `beforeunload` shows only after a user gesture; it is pending like any other.
 #[test]
 fn beforeunload_after_a_user_gesture() {
     let Some(w) = world("beforeunload", options("beforeunload")) else {
@@ -120,7 +120,7 @@ fn beforeunload_after_a_user_gesture() {
         .unwrap();
 }
 
-/// SPEC §6.1: `auto_accept` and `auto_dismiss` answer at once, closed_by `auto_policy`;
+/// The dialog policy: `auto_accept` and `auto_dismiss` answer at once, closed_by `auto_policy`;
 /// a prompt accepted by policy gets its default text.
 #[test]
 fn auto_policies_answer_at_once() {
@@ -154,7 +154,7 @@ fn auto_policies_answer_at_once() {
     assert_eq!(snap.recent_dialogs[1].frame_id, frames.nested);
 }
 
-/// SPEC §6.1: with `dialog_timeout` 1 s a `must_respond` dialog is dismissed by the
+/// The dialog policy: with `dialog_timeout` 1 s a `must_respond` dialog is dismissed by the
 /// watchdog.
 #[test]
 fn watchdog_dismisses_after_the_dialog_timeout() {
@@ -173,7 +173,7 @@ fn watchdog_dismisses_after_the_dialog_timeout() {
     assert_eq!(last_answer(&w.client, &frames, "nested"), json!(false));
 }
 
-/// SPEC §6.4, fact 10: a `Runtime.evaluate` that opens an alert is reported blocked at
+/// Commands blocked by a dialog (a command under a dialog gets no reply): a `Runtime.evaluate` that opens an alert is reported blocked at
 /// once, and finishes after the answer.
 #[test]
 fn evaluate_that_raises_an_alert_is_blocked_at_once() {
@@ -203,7 +203,7 @@ fn evaluate_that_raises_an_alert_is_blocked_at_once() {
     assert_eq!(result["result"]["value"], json!(42));
 }
 
-/// SPEC §6.8, fact 11: `stop` with a dialog pending settles it, so that a new client
+/// Connection loss and recovery (a dialog left open wedges the tab for the next client): `stop` with a dialog pending settles it, so that a new client
 /// attaches and `Page.enable` answers (page `live`, not `blocked`).
 #[test]
 fn stop_settles_dialogs_so_the_next_client_attaches() {
@@ -232,7 +232,7 @@ fn stop_settles_dialogs_so_the_next_client_attaches() {
     drop(w);
 }
 
-/// Fact 11 the other way round: a client that leaves a dialog open wedges the tab; the
+/// The other way round (a dialog left open wedges the tab for the next client): a client that leaves a dialog open wedges the tab; the
 /// next client reports the page `blocked` and `recover` releases it.
 #[test]
 fn a_wedged_tab_is_reported_blocked_and_recovered() {
@@ -307,7 +307,7 @@ fn leave_a_dialog_open(ws_url: &str, target: &str) {
     drop(ws);
 }
 
-/// SPEC §6.7: a command for a frame that is not an OOPIF that evaluates script gets the
+/// Routing a command into a frame: a command for a frame that is not an OOPIF that evaluates script gets the
 /// clear not-an-OOPIF error; an unknown frame is named.
 #[test]
 fn routing_errors_are_clear() {

@@ -34,8 +34,8 @@ fn a_second_dialog_replaces_the_first() {
             assert_eq!(last_answer(&w.client, &frames, "cross"), json!(true));
         }
         Err(ClientError::Dialog(e)) => {
-            // Fact 15: wedged. The page says so; recover releases it.
-            eprintln!("second-dialog: wedged (fact 15), recovering");
+            // Two dialogs at once can wedge a frame: wedged. The page says so; recover releases it.
+            eprintln!("second-dialog: wedged, recovering");
             assert!(e.to_string().contains("wedged"), "{e}");
             let snap = w
                 .client
@@ -65,7 +65,7 @@ fn a_second_dialog_replaces_the_first() {
     }
 }
 
-/// Fact 9: a navigation while a dialog shows closes it `remote`; the old subframes go.
+/// A navigation closes the dialog: a navigation while a dialog shows closes it `remote`; the old subframes go.
 #[test]
 fn navigation_closes_a_pending_dialog() {
     let Some(w) = world("navigate-with-dialog", options("navigate-with-dialog")) else {
@@ -86,7 +86,7 @@ fn navigation_closes_a_pending_dialog() {
     assert_eq!(closed.closed_by, ClosedBy::Remote);
 }
 
-/// Fact 13: `Page.crash` gives a crashed page; `recover` navigates it back to life.
+/// A crash: `Page.crash` gives a crashed page; `recover` navigates it back to life.
 #[test]
 fn a_crashed_page_is_reported_and_recovered() {
     let Some(w) = world("crash-recover", options("crash-recover")) else {

@@ -8,7 +8,7 @@ use cdp_supervisor_blocking::{Client, ClientEvent, DialogAction};
 use serde_json::json;
 use support::blocking::*;
 
-/// SPEC §5: a page loaded before the supervisor attached has its whole tree, in-process
+/// The frame tree: a page loaded before the supervisor attached has its whole tree, in-process
 /// frames seeded from `Page.getFrameTree`, OOPIFs from auto-attach.
 #[test]
 fn a_page_loaded_before_attach_has_its_whole_tree() {
@@ -31,7 +31,7 @@ fn a_page_loaded_before_attach_has_its_whole_tree() {
     second.stop().unwrap();
 }
 
-/// SPEC §9: 35 iframes give 30 listed children and `truncated: true`.
+/// The snapshot's bounds: 35 iframes give 30 listed children and `truncated: true`.
 #[test]
 fn thirty_five_iframes_list_thirty_and_truncate() {
     let Some(w) = world("thirty-five-iframes", options("thirty-five-iframes")) else {
@@ -44,7 +44,7 @@ fn thirty_five_iframes_list_thirty_and_truncate() {
     assert_eq!(eval(&w.client, None, "frames.length"), json!(35));
 }
 
-/// SPEC §9: an OOPIF at depth 3 is left out (with `truncated`), depths 1 and 2 are listed.
+/// The snapshot's bounds: an OOPIF at depth 3 is left out (with `truncated`), depths 1 and 2 are listed.
 #[test]
 fn a_depth_three_oopif_is_left_out() {
     let Some(w) = world("depth-three-oopif", options("depth-three-oopif")) else {
@@ -95,7 +95,7 @@ fn removed_and_navigated_frames_go_with_their_subtree() {
     });
 }
 
-/// SPEC §6.8: the socket is cut mid-session; the transport reconnects with backoff,
+/// Connection loss and recovery: the socket is cut mid-session; the transport reconnects with backoff,
 /// re-attaches the same tab and recovers its tree, and commands and dialogs work again.
 #[test]
 fn reconnects_after_the_socket_is_cut() {

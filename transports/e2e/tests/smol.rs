@@ -15,7 +15,7 @@ use cdp_supervisor_smol::{Client, ClientError, ClientEvent, CommandUpdate};
 use serde_json::{json, Value};
 use support::smol::*;
 
-/// Facts 6 and 7, SPEC §6.3: dialogs of the top frame, an OOPIF and a nested OOPIF are
+/// Dialogs in every frame (dialogs are reported on the page session; the close comes before the answer's reply): dialogs of the top frame, an OOPIF and a nested OOPIF are
 /// pending with their frame id; the answers reach the page.
 #[test]
 fn dialogs_in_the_top_frame_and_oopifs() {
@@ -77,7 +77,7 @@ fn dialogs_in_the_top_frame_and_oopifs() {
     });
 }
 
-/// SPEC §6.7: a command routed by frame id reads the OOPIF's own document; a srcdoc
+/// Routing a command into a frame: a command routed by frame id reads the OOPIF's own document; a srcdoc
 /// frame id gets the clear not-an-OOPIF error.
 #[test]
 fn routed_commands() {
@@ -112,7 +112,7 @@ fn routed_commands() {
     });
 }
 
-/// SPEC §6.4: a `Runtime.evaluate` that opens an alert in a nested OOPIF is reported
+/// Commands blocked by a dialog: a `Runtime.evaluate` that opens an alert in a nested OOPIF is reported
 /// blocked at once and finishes after the answer.
 #[test]
 fn blocked_command_is_reported_at_once() {
@@ -144,7 +144,7 @@ fn blocked_command_is_reported_at_once() {
     });
 }
 
-/// SPEC §6.1: the watchdog dismisses a `must_respond` dialog after `dialog_timeout`.
+/// The dialog policy: the watchdog dismisses a `must_respond` dialog after `dialog_timeout`.
 #[test]
 fn watchdog_dismisses() {
     smol::block_on(async {
@@ -163,7 +163,7 @@ fn watchdog_dismisses() {
     });
 }
 
-/// SPEC §6.8: the socket is cut mid-session; the task reconnects, re-attaches the same
+/// Connection loss and recovery: the socket is cut mid-session; the task reconnects, re-attaches the same
 /// tab, recovers its tree, and dialogs work again.
 #[test]
 fn reconnects_after_the_socket_is_cut() {

@@ -1,4 +1,4 @@
-//! End-to-end: the dialog bridge (SPEC §6.5) through the smol transport, behind the
+//! End-to-end: the dialog bridge through the smol transport, behind the
 //! blocking crate's proxy that closes every native dialog (see its `e2e_bridge.rs` for
 //! the full set).
 
@@ -25,7 +25,7 @@ async fn in_frame(client: &Client, frame: &str, expression: &str) -> Value {
     .await
 }
 
-/// SPEC §6.5 through smol: the transport gives the bridge its token; a bridge `prompt` in
+/// The dialog bridge through smol: the transport gives the bridge its token; a bridge `prompt` in
 /// an OOPIF and a bridge `confirm` in the OOPIF nested in it are pending until answered,
 /// the page gets the answers, and the proxy has no native dialog to close.
 #[test]

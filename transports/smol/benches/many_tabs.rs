@@ -2,13 +2,13 @@
 //!
 //! Many tabs (issue 7): the smol transport supervising N tabs at once (default 1 000) on
 //! one thread, against a fake browser in the same process that replays a recorded trace
-//! (SPEC §7) on every connection. Every client task ([`Client::connect_local`]) and every
+//! on every connection. Every client task ([`Client::connect_local`]) and every
 //! fake-browser connection runs on one `smol::LocalExecutor`, driven by `smol::block_on` on
 //! the main thread; nothing is spawned on smol's global executor or its blocking pool.
 //!
 //! The fake browser walks the trace per connection: an `in` event is sent as recorded; an
 //! `in` reply waits until the supervisor has sent a command with the recorded command's
-//! method and session (SPEC §7: oldest first) and goes out with that command's id; `out`
+//! method and session (oldest first) and goes out with that command's id; `out`
 //! lines say which method and session each recorded id had. It stops at the first
 //! `disconnect`. Whether a reply is matched or dropped is decided beforehand by replaying
 //! the same script through the pure core (the baseline): a reply the core drops is not
@@ -134,7 +134,7 @@ impl<F: Future> Future for Browser<F> {
 
 // ---- the script: a trace as the fake browser plays it ----------------------------------
 
-/// A recorded command's method and session: what a reply is matched on (SPEC §7).
+/// A recorded command's method and session: what a reply is matched on.
 type Key = (String, Option<String>);
 
 enum Step {

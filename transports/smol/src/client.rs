@@ -10,6 +10,7 @@ use smol::channel::{self, Receiver, Sender};
 use smol::future::FutureExt;
 use smol::{LocalExecutor, Task, Timer};
 
+use crate::cdp_supervisor::act::{ActOptions, ActResult, Action};
 use crate::cdp_supervisor::ax::{AxOptions, AxSnapshot};
 use crate::cdp_supervisor::evaluate::{MAX_EVAL_TIMEOUT, TRANSPORT_MARGIN};
 use crate::cdp_supervisor::{ClosedDialog, DialogError, EvalValue, Evaluation};
@@ -282,6 +283,28 @@ impl Client {
         Ok(self
             .ask(|reply| Request::AxSnapshot { options, reply })
             .await??)
+    }
+
+    /// Runs an agent action (navigate, click, type, press, scroll, back, reload) and waits
+    /// for its result: the page after it settled, the console lines it caused, a
+    /// screenshot. A dialog it opens ends it at once (answer it, then act again).
+    ///
+    /// ```no_run
+    /// # smol::block_on(async {
+    /// use cdp_supervisor_smol::{act::{ActOptions, Action}, Client, Options};
+    /// let client = Client::connect("http://127.0.0.1:9222", Options::default()).await?;
+    /// let action = Action::Navigate { url: "https://example.com".into() };
+    /// let result = client.act(action, ActOptions::default()).await?;
+    /// println!("{} settled={}", result.url, result.settled);
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) }).unwrap();
+    /// ```
+    pub async fn act(&self, action: Action, options: ActOptions) -> Result<ActResult, ClientError> {
+        self.ask(|reply| Request::Act {
+            action,
+            options,
+            reply,
+        })
+        .await?
     }
 
     /// Changes the dialog policy for dialogs opened from now on.

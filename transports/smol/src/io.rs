@@ -124,7 +124,7 @@ async fn timer(timeout: Option<Duration>) -> Wake {
 pub(crate) async fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
     let url = resolve(endpoint).await?;
     let err = |error: String| ClientError::Connect {
-        url: url.clone(),
+        url: cdp_supervisor_driver::endpoint::redact_url(&url),
         error,
     };
     let (address, tls) = ws_address(&url).map_err(err)?;

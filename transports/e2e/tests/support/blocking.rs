@@ -95,7 +95,7 @@ pub fn eval(client: &Client, frame_id: Option<&str>, expression: &str) -> Value 
 }
 
 /// Where to evaluate `expression` so it runs in the demo frame `which`: OOPIFs by their
-/// frame id, the srcdoc frame through the top page's `contentWindow` (SPEC §6.7).
+/// frame id, the srcdoc frame through the top page's `contentWindow`.
 pub fn in_frame(which: &str, frames: &DemoFrames, expression: &str) -> (Option<String>, String) {
     match which {
         "top" => (Some(frames.top.clone()), expression.to_owned()),

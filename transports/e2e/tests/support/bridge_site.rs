@@ -1,5 +1,5 @@
-//! The pages of the dialog-bridge tests (SPEC §6.5), served on loopback as two sites
-//! (fact 21): a top page on `http://127.0.0.1:P` with a `srcdoc` iframe and a cross-site
+//! The pages of the dialog-bridge tests, served on loopback as two sites
+//! (different sites: 127.0.0.1 and localhost): a top page on `http://127.0.0.1:P` with a `srcdoc` iframe and a cross-site
 //! iframe on `http://localhost:P` (an OOPIF) that nests one back on `127.0.0.1` (an OOPIF
 //! inside an OOPIF); a page whose CSP forbids `connect-src`; a page that forges bridge
 //! requests.

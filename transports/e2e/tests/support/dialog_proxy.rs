@@ -1,9 +1,9 @@
 //! A WebSocket relay between a client and Chromium that closes every native dialog
-//! itself, like the hosted CDP proxies the dialog bridge exists for (SPEC §6.5).
+//! itself, like the hosted CDP proxies the dialog bridge exists for.
 //!
 //! Each `Page.javascriptDialogOpening` from the browser is forwarded to the client and
 //! answered at once (well within 10 ms) with the proxy's own
-//! `Page.handleJavaScriptDialog {accept: false}` on the event's session (fact 6). The
+//! `Page.handleJavaScriptDialog {accept: false}` on the event's session. The
 //! proxy's commands use ids from [`PROXY_ID_BASE`] up, and their replies are swallowed,
 //! so the client never sees them.
 

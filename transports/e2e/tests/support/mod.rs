@@ -3,6 +3,7 @@
 //! dialog-closing proxy, and a recorded client per scenario for each transport.
 #![allow(dead_code, unused_imports)]
 
+pub mod act_site;
 pub mod ax_checks;
 pub mod ax_site;
 pub mod blocking;

@@ -1,0 +1,536 @@
+//! Agent actions: what an action is, its options, its result and its errors.
+//!
+//! An action (`navigate`, `back`, `reload`, `click`, `type`, `press`, `scroll`) runs as a
+//! flow of the core ([`Supervisor::act`](crate::Supervisor::act)): input as a person gives
+//! it, then the page is left to settle, then a screenshot; the outcome arrives as one
+//! [`Event::ActFinished`](crate::Event::ActFinished). The rules (settling, dialogs, where
+//! a ref is clicked) are in [`crate::manual::rules`], agent actions.
+//!
+//! ```
+//! use cdp_supervisor::act::{Action, Target};
+//! let a = Action::from_json(&serde_json::json!({"action": "click", "x": 10, "y": 20}))?;
+//! assert_eq!(a, Action::Click { target: Target::Point { x: 10.0, y: 20.0 } });
+//! let e = Action::from_json(&serde_json::json!({"action": "navigate"})).unwrap_err();
+//! assert_eq!(e.code(), "bad_request");
+//! # Ok::<(), cdp_supervisor::act::ActError>(())
+//! ```
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::CommandError;
+use crate::keys::{parse_key, KeyPress};
+use crate::limits::MAX_TYPE_TEXT;
+use crate::snapshot::PendingDialog;
+
+/// How long an action may take to settle, by default (see [`ActOptions::timeout`]).
+///
+/// ```
+/// assert_eq!(cdp_supervisor::act::DEFAULT_ACT_TIMEOUT.as_secs(), 10);
+/// ```
+pub const DEFAULT_ACT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Console quiet that counts as settled.
+///
+/// ```
+/// assert_eq!(cdp_supervisor::act::SETTLE_QUIET.as_millis(), 500);
+/// ```
+pub const SETTLE_QUIET: Duration = Duration::from_millis(500);
+/// Longest wait for quiet (and `networkAlmostIdle`) after the load, or after the input
+/// when nothing navigated: a page that logs forever still settles.
+///
+/// ```
+/// assert_eq!(cdp_supervisor::act::SETTLE_CAP.as_secs(), 3);
+/// ```
+pub const SETTLE_CAP: Duration = Duration::from_secs(3);
+/// The least time the screenshot and title get, even when the settle budget is spent.
+///
+/// ```
+/// assert_eq!(cdp_supervisor::act::CAPTURE_TIMEOUT.as_secs(), 3);
+/// ```
+pub const CAPTURE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// What an action aims at.
+///
+/// ```
+/// use cdp_supervisor::act::Target;
+/// let t = Target::Node { frame_id: "F".into(), backend_node_id: 7 };
+/// assert_ne!(t, Target::Ref("e5".into()));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// A point in top-level CSS pixels.
+    Point {
+        /// Left.
+        x: f64,
+        /// Top.
+        y: f64,
+    },
+    /// A ref of the accessibility snapshot (`e5`).
+    Ref(String),
+    /// A DOM node: its frame and its `backendNodeId` in that frame's session.
+    Node {
+        /// The frame that holds the node.
+        frame_id: String,
+        /// The node's `backendNodeId`.
+        backend_node_id: i64,
+    },
+}
+
+/// Which way `scroll` goes, or what it brings into view.
+///
+/// ```
+/// use cdp_supervisor::act::Scroll;
+/// assert_ne!(Scroll::Down, Scroll::Up);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scroll {
+    /// One viewport up.
+    Up,
+    /// One viewport down.
+    Down,
+    /// Until the node is in view.
+    To(Target),
+}
+
+/// One action.
+///
+/// ```
+/// use cdp_supervisor::act::Action;
+/// let a = Action::from_json(&serde_json::json!({"action": "press", "key": "Enter"}))?;
+/// assert_eq!(a.name(), "press");
+/// # Ok::<(), cdp_supervisor::act::ActError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Action {
+    /// Load a URL in the top frame.
+    Navigate {
+        /// The URL.
+        url: String,
+    },
+    /// Back one history entry.
+    Back,
+    /// Reload the page.
+    Reload,
+    /// Press and release the left button at a point, or at the middle of a node.
+    Click {
+        /// Where.
+        target: Target,
+    },
+    /// Type text as key presses into the focused element, or into `target` focused first.
+    Type {
+        /// The text.
+        text: String,
+        /// What to focus first.
+        target: Option<Target>,
+    },
+    /// Press one key, with modifiers (`Enter`, `Shift+Tab`, `Control+a`).
+    Press {
+        /// The key, parsed.
+        key: KeyPress,
+        /// The name as given.
+        name: String,
+    },
+    /// Scroll one viewport, or a node into view.
+    Scroll(Scroll),
+}
+
+impl Action {
+    /// The action's name as the sidecar spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Navigate { .. } => "navigate",
+            Action::Back => "back",
+            Action::Reload => "reload",
+            Action::Click { .. } => "click",
+            Action::Type { .. } => "type",
+            Action::Press { .. } => "press",
+            Action::Scroll(_) => "scroll",
+        }
+    }
+
+    /// `press {key}`, the key checked.
+    ///
+    /// ```
+    /// use cdp_supervisor::act::Action;
+    /// assert!(Action::press("Shift+Tab").is_ok());
+    /// assert_eq!(Action::press("Bogus").unwrap_err().code(), "bad_request");
+    /// ```
+    pub fn press(name: &str) -> Result<Action, ActError> {
+        let key = parse_key(name).map_err(|e| ActError::BadRequest {
+            what: format!("key: {e}"),
+        })?;
+        Ok(Action::Press {
+            key,
+            name: name.to_owned(),
+        })
+    }
+
+    /// Reads an action from the sidecar's JSON line: `action` names it; `url`, `x`/`y`,
+    /// `ref`, `frame_id` + `backend_node_id`, `text`, `key`, `direction` are its
+    /// parameters. A missing or invalid one is an error naming it.
+    ///
+    /// ```
+    /// use cdp_supervisor::act::{Action, Scroll};
+    /// let a = Action::from_json(&serde_json::json!({"action": "scroll", "direction": "down"}))?;
+    /// assert_eq!(a, Action::Scroll(Scroll::Down));
+    /// let e = Action::from_json(&serde_json::json!({"action": "click"})).unwrap_err();
+    /// assert!(e.to_string().contains("x and y"));
+    /// # Ok::<(), cdp_supervisor::act::ActError>(())
+    /// ```
+    pub fn from_json(v: &Value) -> Result<Action, ActError> {
+        let bad = |what: &str| ActError::BadRequest {
+            what: what.to_owned(),
+        };
+        let name = v.get("action").and_then(Value::as_str).ok_or_else(|| {
+            bad("action: missing; one of navigate, back, reload, click, type, press, scroll")
+        })?;
+        let str_field = |k: &str| v.get(k).and_then(Value::as_str);
+        match name {
+            "navigate" => {
+                let url = str_field("url")
+                    .filter(|u| !u.is_empty())
+                    .ok_or_else(|| bad("url: missing; navigate needs {\"url\": \"https://...\"}"))?;
+                Ok(Action::Navigate {
+                    url: url.to_owned(),
+                })
+            }
+            "back" => Ok(Action::Back),
+            "reload" => Ok(Action::Reload),
+            "click" => Ok(Action::Click {
+                target: target_of(v)?.ok_or_else(|| {
+                    bad("target: missing; click needs x and y, a ref, or frame_id and backend_node_id")
+                })?,
+            }),
+            "type" => {
+                let text = str_field("text").ok_or_else(|| {
+                    bad("text: missing; type needs {\"text\": \"...\"}")
+                })?;
+                Action::typing(text, target_of(v)?)
+            }
+            "press" => {
+                let key = str_field("key")
+                    .ok_or_else(|| bad("key: missing; press needs {\"key\": \"Enter\"}"))?;
+                Action::press(key)
+            }
+            "scroll" => {
+                if let Some(t) = target_of(v)? {
+                    return Ok(Action::Scroll(Scroll::To(t)));
+                }
+                match str_field("direction") {
+                    Some("down") => Ok(Action::Scroll(Scroll::Down)),
+                    Some("up") => Ok(Action::Scroll(Scroll::Up)),
+                    Some(other) => Err(bad(&format!("direction: {other:?} is not up or down"))),
+                    None => Err(bad("direction: missing; scroll needs direction up|down, or a ref")),
+                }
+            }
+            other => Err(bad(&format!(
+                "action: unknown action {other:?}; one of navigate, back, reload, click, type, press, scroll"
+            ))),
+        }
+    }
+
+    /// `type {text}`, the text checked against [`MAX_TYPE_TEXT`].
+    ///
+    /// ```
+    /// use cdp_supervisor::act::Action;
+    /// assert!(Action::typing("hello", None).is_ok());
+    /// ```
+    pub fn typing(text: &str, target: Option<Target>) -> Result<Action, ActError> {
+        if text.chars().count() > MAX_TYPE_TEXT {
+            return Err(ActError::BadRequest {
+                what: format!("text: longer than {MAX_TYPE_TEXT} characters; type it in parts"),
+            });
+        }
+        Ok(Action::Type {
+            text: text.to_owned(),
+            target,
+        })
+    }
+}
+
+/// The target named in a JSON action: `x`/`y`, `ref`, or `frame_id` + `backend_node_id`.
+fn target_of(v: &Value) -> Result<Option<Target>, ActError> {
+    let bad = |what: &str| ActError::BadRequest {
+        what: what.to_owned(),
+    };
+    if let Some(r) = v.get("ref") {
+        let r = r
+            .as_str()
+            .filter(|r| !r.is_empty())
+            .ok_or_else(|| bad("ref: must be a ref string such as \"e5\""))?;
+        return Ok(Some(Target::Ref(r.to_owned())));
+    }
+    if let Some(node) = v.get("backend_node_id") {
+        let backend_node_id = node
+            .as_i64()
+            .ok_or_else(|| bad("backend_node_id: must be an integer"))?;
+        let frame_id = v
+            .get("frame_id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("frame_id: missing; backend_node_id needs the frame it lives in"))?;
+        return Ok(Some(Target::Node {
+            frame_id: frame_id.to_owned(),
+            backend_node_id,
+        }));
+    }
+    match (v.get("x"), v.get("y")) {
+        (None, None) => Ok(None),
+        (x, y) => {
+            let num = |n: Option<&Value>, k: &str| {
+                n.and_then(Value::as_f64)
+                    .filter(|f| f.is_finite())
+                    .ok_or_else(|| {
+                        bad(&format!(
+                            "{k}: missing or not a finite number; give x and y"
+                        ))
+                    })
+            };
+            Ok(Some(Target::Point {
+                x: num(x, "x")?,
+                y: num(y, "y")?,
+            }))
+        }
+    }
+}
+
+/// How an action runs.
+///
+/// ```
+/// use cdp_supervisor::act::ActOptions;
+/// let o = ActOptions::default();
+/// assert_eq!(o.timeout.as_secs(), 10);
+/// assert!(o.screenshot);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct ActOptions {
+    /// The budget for input and settling (default [`DEFAULT_ACT_TIMEOUT`]); the screenshot
+    /// gets what is left, and at least [`CAPTURE_TIMEOUT`].
+    pub timeout: Duration,
+    /// Take a screenshot when settled (default true).
+    pub screenshot: bool,
+}
+
+impl Default for ActOptions {
+    fn default() -> Self {
+        ActOptions {
+            timeout: DEFAULT_ACT_TIMEOUT,
+            screenshot: true,
+        }
+    }
+}
+
+impl ActOptions {
+    /// Reads `timeout_ms` and `screenshot` from the sidecar's JSON line (defaults when
+    /// absent).
+    ///
+    /// ```
+    /// use cdp_supervisor::act::ActOptions;
+    /// let o = ActOptions::from_json(&serde_json::json!({"timeout_ms": 2500, "screenshot": false}))?;
+    /// assert_eq!(o.timeout.as_millis(), 2500);
+    /// assert!(!o.screenshot);
+    /// # Ok::<(), cdp_supervisor::act::ActError>(())
+    /// ```
+    pub fn from_json(v: &Value) -> Result<ActOptions, ActError> {
+        let mut o = ActOptions::default();
+        if let Some(t) = v.get("timeout_ms") {
+            let ms = t.as_u64().ok_or_else(|| ActError::BadRequest {
+                what: "timeout_ms: must be a whole number of milliseconds".into(),
+            })?;
+            o.timeout = Duration::from_millis(ms);
+        }
+        if let Some(s) = v.get("screenshot") {
+            o.screenshot = s.as_bool().ok_or_else(|| ActError::BadRequest {
+                what: "screenshot: must be true or false".into(),
+            })?;
+        }
+        Ok(o)
+    }
+}
+
+/// A console line or exception that arrived while an action ran.
+///
+/// ```
+/// use cdp_supervisor::act::ActConsoleLine;
+/// let l = ActConsoleLine { level: "log".into(), text: "hi".into(), frame_id: None, at: 1.0 };
+/// assert_eq!(serde_json::to_string(&l)?, r#"{"level":"log","text":"hi","frame_id":null,"at":1.0}"#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActConsoleLine {
+    /// `log`, `info`, `warning`, `error`, `debug`, ... as Chromium names the call, or
+    /// `exception` for an uncaught one.
+    pub level: String,
+    /// Its text (bounded like the console ring's).
+    pub text: String,
+    /// The frame that wrote it, when known.
+    pub frame_id: Option<String>,
+    /// When it arrived, on the embedder's clock.
+    pub at: f64,
+}
+
+/// A screenshot, base64-encoded.
+///
+/// ```
+/// use cdp_supervisor::act::Screenshot;
+/// let s = Screenshot { mime: "image/webp".into(), data: "UklGRg==".into() };
+/// assert!(s.data.starts_with("UklGR")); // "RIFF"
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Screenshot {
+    /// `image/webp`, or `image/png` when webp failed.
+    pub mime: String,
+    /// The image, base64.
+    pub data: String,
+}
+
+/// A point in top-level CSS pixels.
+///
+/// ```
+/// let p = cdp_supervisor::act::Point { x: 1.0, y: 2.0 };
+/// assert_eq!(serde_json::to_string(&p)?, r#"{"x":1.0,"y":2.0}"#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// Left.
+    pub x: f64,
+    /// Top.
+    pub y: f64,
+}
+
+/// What an action did, and the page after it.
+///
+/// ```
+/// use cdp_supervisor::act::ActResult;
+/// let r = ActResult::default();
+/// let json = serde_json::to_value(&r)?;
+/// assert_eq!(json["screenshot"], serde_json::Value::Null);
+/// assert_eq!(json["settled"], false);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ActResult {
+    /// The top frame's URL afterwards.
+    pub url: String,
+    /// `document.title` afterwards (empty when it could not be read).
+    pub title: String,
+    /// The top frame navigated (a new document, or within the document).
+    pub navigated: bool,
+    /// The page settled within the budget (false: the budget ran out, or a dialog ended
+    /// the wait).
+    pub settled: bool,
+    /// Every console line and exception since the action began, oldest first, at most
+    /// [`MAX_ACT_CONSOLE_LINES`](crate::limits::MAX_ACT_CONSOLE_LINES).
+    pub console: Vec<ActConsoleLine>,
+    /// Console lines left out over the bound.
+    #[serde(default)]
+    pub console_dropped: usize,
+    /// The viewport, or `null` (not asked for, a dialog is showing, or both formats
+    /// failed).
+    pub screenshot: Option<Screenshot>,
+    /// Where the mouse is, after a click.
+    pub mouse: Option<Point>,
+    /// The dialogs pending when the action ended.
+    pub pending_dialogs: Vec<PendingDialog>,
+    /// The dialog that opened during the action and ended it at once (no screenshot: a
+    /// tab with a dialog cannot paint). Answer it, then act again.
+    pub ended_by_dialog: Option<String>,
+    /// Where the time went, in seconds on the embedder's clock.
+    #[serde(default)]
+    pub timing: ActTiming,
+}
+
+/// Where an action's time went, in seconds: locating the target and the input until its
+/// last reply, the settle wait, the screenshot and title.
+///
+/// ```
+/// let t = cdp_supervisor::act::ActTiming::default();
+/// assert_eq!(t.input + t.settle + t.capture, 0.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct ActTiming {
+    /// From the start to the input's last reply.
+    pub input: f64,
+    /// From there to settled (or the budget's end).
+    pub settle: f64,
+    /// The screenshot and the title.
+    pub capture: f64,
+}
+
+/// Why an action could not run.
+///
+/// ```
+/// use cdp_supervisor::act::ActError;
+/// let e = ActError::Blocked { dialog_id: "d-1".into() };
+/// assert_eq!(e.code(), "blocked");
+/// assert!(e.to_string().contains("d-1"));
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ActError {
+    /// A missing or invalid parameter; nothing was sent.
+    #[error("bad action: {what}")]
+    BadRequest {
+        /// The parameter and what is wrong with it.
+        what: String,
+    },
+    /// A dialog is pending: input cannot reach the page until it is answered.
+    #[error("dialog {dialog_id} is pending and would swallow this input; answer it first (navigate still works)")]
+    Blocked {
+        /// The dialog.
+        dialog_id: String,
+    },
+    /// A ref that the current accessibility snapshot does not know.
+    #[error("ref {r} is not in the current accessibility snapshot; take a fresh snapshot")]
+    StaleRef {
+        /// The ref.
+        r: String,
+    },
+    /// The node has no box (hidden, detached, zero size).
+    #[error("the node {backend_node_id} in frame {frame_id} has no visible box to click; scroll to it or pick another")]
+    NoBox {
+        /// The frame.
+        frame_id: String,
+        /// The node.
+        backend_node_id: i64,
+    },
+    /// `back` with no earlier history entry.
+    #[error("there is no earlier history entry to go back to")]
+    NoHistory,
+    /// A command of the action failed.
+    #[error(transparent)]
+    Command(#[from] CommandError),
+}
+
+impl ActError {
+    /// The stable snake_case code of the error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ActError::BadRequest { .. } | ActError::NoHistory | ActError::NoBox { .. } => {
+                "bad_request"
+            }
+            ActError::Blocked { .. } => "blocked",
+            ActError::StaleRef { .. } => "stale_ref",
+            ActError::Command(e) => command_code(e),
+        }
+    }
+}
+
+/// The stable code of a command's error.
+fn command_code(e: &CommandError) -> &'static str {
+    match e {
+        CommandError::Cdp { .. } => "cdp_error",
+        CommandError::Timeout { .. } => "timeout",
+        CommandError::SessionGone { .. } | CommandError::NotAttached => "session_gone",
+        CommandError::Disconnected { .. } => "disconnected",
+        CommandError::UnknownFrame { .. } | CommandError::NotAnOopif { .. } => "no_such_frame",
+        _ => "bad_request",
+    }
+}
+pub(crate) mod plan;

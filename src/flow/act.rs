@@ -1,0 +1,762 @@
+//! The act flow: one agent action, then settling, then a screenshot (see
+//! [`crate::manual::rules`], agent actions).
+//!
+//! 1. `Page.setLifecycleEventsEnabled` on the page session (so a navigation's `load` is
+//!    seen), pipelined before everything else.
+//! 2. Locate (a node target): `DOM.scrollIntoViewIfNeeded` and `DOM.getContentQuads` on
+//!    the node's session, then for every OOPIF above it `DOM.getFrameOwner` and
+//!    `DOM.getBoxModel` on the parent's session: the `<iframe>`'s content-box origin is
+//!    added to the point.
+//! 3. Input, pipelined: mouse moved/pressed/released, key events (after `DOM.focus`
+//!    answered), `window.scrollBy`, a navigation.
+//! 4. Settle: a navigation of the top frame waits for `load`, then `networkAlmostIdle`
+//!    and 500 ms of console quiet (at most 3 s after the load); without one, 500 ms of
+//!    quiet after the input. The budget bounds it all.
+//! 5. Capture: `Page.captureScreenshot` (webp, else png) and `document.title`.
+//!
+//! A dialog that opens ends the flow at once: the result carries it and no screenshot.
+//! Replies to the flow's commands that come later (a mouse release that a dialog held)
+//! are dropped quietly.
+
+use serde_json::{json, Value};
+
+use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
+use crate::act::{
+    ActConsoleLine, ActError, ActOptions, ActResult, ActTiming, Action, Point, Screenshot, Scroll,
+    Target, CAPTURE_TIMEOUT, SETTLE_CAP, SETTLE_QUIET,
+};
+use crate::cdp::CdpEvent;
+use crate::command::{CommandId, InFlight, Purpose};
+use crate::console::{append_arg, truncate};
+use crate::dialog::DialogPolicy;
+use crate::error::{CommandError, InputError};
+use crate::event::Event;
+use crate::keys::{press_events, type_events};
+use crate::limits::MAX_ACT_CONSOLE_LINES;
+use crate::wire::to_raw;
+
+/// What each of the flow's commands is for.
+mod step {
+    pub const LIFECYCLE: u16 = 0;
+    pub const SCROLL_NODE: u16 = 1;
+    pub const QUADS: u16 = 2;
+    pub const FRAME_OWNER: u16 = 3;
+    pub const BOX_MODEL: u16 = 4;
+    pub const FOCUS: u16 = 5;
+    pub const INPUT: u16 = 6;
+    pub const NAVIGATE: u16 = 8;
+    pub const HISTORY: u16 = 9;
+    pub const SCREENSHOT: u16 = 10;
+    pub const TITLE: u16 = 11;
+}
+
+/// A node to turn into a point or to act on.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeAt {
+    pub frame_id: String,
+    pub session: String,
+    pub backend_node_id: i64,
+    /// Every OOPIF between the node and the top, innermost first: (the parent's session,
+    /// the OOPIF's frame id).
+    pub levels: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Locate,
+    Input,
+    Settle,
+    Capture,
+}
+
+/// One action's state.
+#[derive(Debug)]
+pub(crate) struct ActFlow {
+    id: FlowId,
+    answer: u64,
+    action: Action,
+    options: ActOptions,
+    page_session: String,
+    top_frame: String,
+    node: Option<NodeAt>,
+    phase: Phase,
+    budget_at: f64,
+    started_at: f64,
+    capture_at: Option<f64>,
+    /// Locating: the point found so far, and the OOPIF level being added.
+    point: Option<Point>,
+    level: usize,
+    inputs_pending: usize,
+    /// `type` with a target: its `DOM.focus` was answered.
+    focused: bool,
+    input_done_at: Option<f64>,
+    nav_started: bool,
+    navigated: bool,
+    loaded_at: Option<f64>,
+    almost_idle: bool,
+    last_console: f64,
+    result: ActResult,
+    captures_pending: usize,
+    tried_png: bool,
+    /// When `on_timeout` must run next.
+    wake: Option<f64>,
+}
+
+impl ActFlow {
+    /// A flow for `action`, checked; nothing is sent yet.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: FlowId,
+        answer: u64,
+        action: Action,
+        options: ActOptions,
+        page_session: String,
+        top_frame: String,
+        node: Option<NodeAt>,
+        now: f64,
+    ) -> Self {
+        let budget_at = now + options.timeout.as_secs_f64();
+        ActFlow {
+            id,
+            answer,
+            action,
+            options,
+            page_session,
+            top_frame,
+            node,
+            phase: Phase::Locate,
+            budget_at,
+            started_at: now,
+            capture_at: None,
+            point: None,
+            level: 0,
+            inputs_pending: 0,
+            focused: false,
+            input_done_at: None,
+            nav_started: false,
+            navigated: false,
+            loaded_at: None,
+            almost_idle: false,
+            last_console: now,
+            result: ActResult::default(),
+            captures_pending: 0,
+            tried_png: false,
+            wake: Some(budget_at),
+        }
+    }
+
+    fn tag(&self, step: u16) -> Purpose {
+        Purpose::Flow(FlowTag {
+            flow: self.id,
+            step,
+        })
+    }
+
+    fn send(&self, ctx: &mut FlowCtx<'_>, session: &str, method: &str, params: Value, step: u16) {
+        let params = to_raw(&params);
+        let deadline = self.budget_at.max(ctx.out.now() + 0.5);
+        ctx.out.send_until(
+            Some(session),
+            method,
+            params.as_deref(),
+            self.tag(step),
+            deadline,
+        );
+    }
+
+    /// Sends the first commands.
+    pub fn start(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
+        let page = self.page_session.clone();
+        self.send(
+            ctx,
+            &page,
+            "Page.setLifecycleEventsEnabled",
+            json!({"enabled": true}),
+            step::LIFECYCLE,
+        );
+        let needs_point = matches!((&self.action, &self.node), (Action::Click { .. }, Some(_)));
+        match (&self.node, needs_point) {
+            (Some(node), true) => {
+                let (s, n) = (node.session.clone(), node.backend_node_id);
+                let p = json!({ "backendNodeId": n });
+                self.send(
+                    ctx,
+                    &s,
+                    "DOM.scrollIntoViewIfNeeded",
+                    p.clone(),
+                    step::SCROLL_NODE,
+                );
+                self.send(ctx, &s, "DOM.getContentQuads", p, step::QUADS);
+                FlowStatus::Running
+            }
+            _ => self.input(ctx),
+        }
+    }
+
+    /// Step 3: the input, pipelined.
+    fn input(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
+        self.phase = Phase::Input;
+        let page = self.page_session.clone();
+        let mut cmds: Vec<(String, &'static str, Value, u16)> = Vec::new();
+        match &self.action {
+            Action::Navigate { url } => {
+                self.nav_started = true;
+                cmds.push((page, "Page.navigate", json!({ "url": url }), step::NAVIGATE));
+            }
+            Action::Reload => {
+                self.nav_started = true;
+                cmds.push((page, "Page.reload", json!({}), step::INPUT));
+            }
+            Action::Back => {
+                cmds.push((page, "Page.getNavigationHistory", json!({}), step::HISTORY));
+            }
+            Action::Click { target } => {
+                let at = match (target, self.point) {
+                    (Target::Point { x, y }, _) => Point { x: *x, y: *y },
+                    (_, Some(p)) => p,
+                    (_, None) => Point { x: 0.0, y: 0.0 },
+                };
+                self.result.mouse = Some(at);
+                for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+                    let p = if kind == "mouseMoved" {
+                        json!({"type": kind, "x": at.x, "y": at.y})
+                    } else {
+                        json!({"type": kind, "x": at.x, "y": at.y, "button": "left", "clickCount": 1})
+                    };
+                    cmds.push((page.clone(), "Input.dispatchMouseEvent", p, step::INPUT));
+                }
+            }
+            Action::Type { text, .. } => match &self.node {
+                // Keys go through the browser, the focus through the renderer: the keys
+                // wait for the focus's reply, or they reach the element focused before.
+                Some(node) if !self.focused => {
+                    let p = json!({ "backendNodeId": node.backend_node_id });
+                    cmds.push((node.session.clone(), "DOM.focus", p, step::FOCUS));
+                }
+                _ => {
+                    for e in type_events(text) {
+                        cmds.push((page.clone(), "Input.dispatchKeyEvent", e, step::INPUT));
+                    }
+                }
+            },
+            Action::Press { key, .. } => {
+                for e in press_events(key) {
+                    cmds.push((page.clone(), "Input.dispatchKeyEvent", e, step::INPUT));
+                }
+            }
+            Action::Scroll(Scroll::To(_)) => {
+                if let Some(node) = &self.node {
+                    let p = json!({ "backendNodeId": node.backend_node_id });
+                    cmds.push((
+                        node.session.clone(),
+                        "DOM.scrollIntoViewIfNeeded",
+                        p,
+                        step::INPUT,
+                    ));
+                }
+            }
+            Action::Scroll(direction) => {
+                // A wheel at the viewport's centre scrolls whatever is under it (an
+                // iframe, a scroll box) and lands asynchronously; the top document's own
+                // scroll is what "one viewport" means.
+                let sign = if *direction == Scroll::Up { "-" } else { "" };
+                let p = json!({
+                    "expression": format!("window.scrollBy(0, {sign}window.innerHeight)"),
+                    "returnByValue": true,
+                });
+                cmds.push((page, "Runtime.evaluate", p, step::INPUT));
+            }
+        }
+        self.inputs_pending = cmds.len();
+        for (session, method, params, step) in cmds {
+            self.send(ctx, &session, method, params, step);
+        }
+        if self.inputs_pending == 0 {
+            return self.input_done(ctx);
+        }
+        FlowStatus::Running
+    }
+
+    /// Every input command answered: settling starts.
+    fn input_done(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
+        let now = ctx.out.now();
+        self.phase = Phase::Settle;
+        self.input_done_at = Some(now);
+        self.check_settled(ctx, now)
+    }
+
+    /// Settled, out of budget, or still waiting (then the next wake is set).
+    fn check_settled(&mut self, ctx: &mut FlowCtx<'_>, now: f64) -> FlowStatus {
+        if self.phase != Phase::Settle {
+            return FlowStatus::Running;
+        }
+        let quiet = SETTLE_QUIET.as_secs_f64();
+        let cap = SETTLE_CAP.as_secs_f64();
+        let input_at = self.input_done_at.unwrap_or(now);
+        let settled_at = match (self.nav_started, self.loaded_at) {
+            // A navigation not yet loaded: only the load (or the budget) moves on.
+            (true, None) => None,
+            (_, Some(load)) => {
+                let quiet_at = self.last_console.max(load).max(input_at) + quiet;
+                let ready = if self.almost_idle {
+                    quiet_at
+                } else {
+                    f64::INFINITY
+                };
+                Some(ready.min(load + cap))
+            }
+            (false, None) => {
+                let quiet_at = self.last_console.max(input_at) + quiet;
+                Some(quiet_at.min(input_at + cap))
+            }
+        };
+        match settled_at {
+            Some(t) if t <= now => self.capture(ctx, true),
+            _ if self.budget_at <= now => self.capture(ctx, false),
+            Some(t) => {
+                self.wake = Some(t.min(self.budget_at));
+                FlowStatus::Running
+            }
+            None => {
+                self.wake = Some(self.budget_at);
+                FlowStatus::Running
+            }
+        }
+    }
+
+    /// Step 5: the screenshot and the title.
+    fn capture(&mut self, ctx: &mut FlowCtx<'_>, settled: bool) -> FlowStatus {
+        self.phase = Phase::Capture;
+        self.result.settled = settled;
+        let now = ctx.out.now();
+        self.capture_at = Some(now);
+        let deadline = self.budget_at.max(now + CAPTURE_TIMEOUT.as_secs_f64());
+        self.budget_at = deadline;
+        self.wake = Some(deadline);
+        let page = self.page_session.clone();
+        let expr = json!({"expression": "document.title", "returnByValue": true});
+        self.send(ctx, &page, "Runtime.evaluate", expr, step::TITLE);
+        self.captures_pending = 1;
+        if self.options.screenshot {
+            let p = json!({"format": "webp"});
+            self.send(ctx, &page, "Page.captureScreenshot", p, step::SCREENSHOT);
+            self.captures_pending += 1;
+        }
+        FlowStatus::Running
+    }
+
+    /// Ends the flow with its result.
+    fn finish(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
+        let mut result = std::mem::take(&mut self.result);
+        result.navigated = self.navigated;
+        let now = ctx.out.now();
+        let input_at = self.input_done_at.unwrap_or(now);
+        let capture_at = self.capture_at.unwrap_or(now);
+        result.timing = ActTiming {
+            input: (input_at - self.started_at).max(0.0),
+            settle: (capture_at - input_at).max(0.0),
+            capture: (now - capture_at).max(0.0),
+        };
+        result.url = ctx
+            .tab
+            .frames
+            .get(&self.top_frame)
+            .map(|f| f.info.url.clone())
+            .unwrap_or_default();
+        result.pending_dialogs = ctx.dialogs.pending().cloned().collect();
+        ctx.out.emit(Event::ActFinished {
+            id: CommandId(self.answer),
+            outcome: Ok(Box::new(result)),
+        });
+        self.wake = None;
+        FlowStatus::Done
+    }
+
+    /// Ends the flow with an error.
+    fn fail(&mut self, ctx: &mut FlowCtx<'_>, error: ActError) -> FlowStatus {
+        ctx.out.emit(Event::ActFinished {
+            id: CommandId(self.answer),
+            outcome: Err(error),
+        });
+        self.wake = None;
+        FlowStatus::Done
+    }
+
+    pub fn deadline(&self) -> Option<f64> {
+        self.wake
+    }
+
+    pub fn on_timeout(&mut self, ctx: &mut FlowCtx<'_>, now: f64) -> FlowStatus {
+        match self.phase {
+            Phase::Settle => self.check_settled(ctx, now),
+            // The capture's commands fail on their own deadline, which is this one.
+            Phase::Capture if self.budget_at <= now => self.finish(ctx),
+            Phase::Locate | Phase::Input if self.budget_at <= now => self.capture(ctx, false),
+            _ => {
+                self.wake = Some(self.budget_at.max(now));
+                FlowStatus::Running
+            }
+        }
+    }
+
+    pub fn on_reply(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        step: u16,
+        cmd: &InFlight,
+        reply: Reply<'_>,
+    ) -> Result<FlowStatus, InputError> {
+        let value = |r: Reply<'_>| -> Result<Value, CommandError> {
+            match r {
+                Ok(Some(raw)) => Ok(serde_json::from_str(raw.get()).unwrap_or(Value::Null)),
+                Ok(None) => Ok(json!({})),
+                Err(e) => Err(e.into_command_error(&cmd.method)),
+            }
+        };
+        let status = match step {
+            step::LIFECYCLE => FlowStatus::Running,
+            step::SCROLL_NODE => match value(reply) {
+                Ok(_) => FlowStatus::Running,
+                Err(e) => self.fail(ctx, e.into()),
+            },
+            step::QUADS => match value(reply) {
+                Ok(v) => self.on_quads(ctx, &v),
+                Err(e) => self.fail(ctx, e.into()),
+            },
+            step::FRAME_OWNER => match value(reply) {
+                Ok(v) => self.on_frame_owner(ctx, &v),
+                Err(e) => self.fail(ctx, e.into()),
+            },
+            step::BOX_MODEL => match value(reply) {
+                Ok(v) => self.on_box_model(ctx, &v),
+                Err(e) => self.fail(ctx, e.into()),
+            },
+            step::FOCUS | step::INPUT | step::NAVIGATE | step::HISTORY => match value(reply) {
+                Ok(v) => self.on_input_reply(ctx, step, &v),
+                Err(e) => self.fail(ctx, e.into()),
+            },
+            step::SCREENSHOT => self.on_screenshot(ctx, value(reply).ok()),
+            step::TITLE => {
+                if let Ok(v) = value(reply) {
+                    if let Some(t) = v.pointer("/result/value").and_then(Value::as_str) {
+                        self.result.title = truncate(t.to_owned());
+                    }
+                }
+                self.capture_done(ctx)
+            }
+            _ => FlowStatus::Running,
+        };
+        Ok(status)
+    }
+
+    pub fn on_failed(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        step: u16,
+        _cmd: InFlight,
+        error: CommandError,
+    ) -> FlowStatus {
+        match step {
+            step::LIFECYCLE => FlowStatus::Running,
+            step::SCREENSHOT => self.on_screenshot(ctx, None),
+            step::TITLE => self.capture_done(ctx),
+            // Input that got no reply within the budget: the page is busy; report it as
+            // it is, unsettled.
+            step::INPUT | step::FOCUS | step::NAVIGATE
+                if matches!(error, CommandError::Timeout { .. }) =>
+            {
+                match self.phase {
+                    Phase::Input => self.capture(ctx, false),
+                    _ => FlowStatus::Running,
+                }
+            }
+            _ => self.fail(ctx, error.into()),
+        }
+    }
+
+    fn on_quads(&mut self, ctx: &mut FlowCtx<'_>, v: &Value) -> FlowStatus {
+        let quad = v
+            .get("quads")
+            .and_then(Value::as_array)
+            .and_then(|q| q.first())
+            .and_then(Value::as_array);
+        let centre = quad.and_then(|q| {
+            let n: Vec<f64> = q.iter().filter_map(Value::as_f64).collect();
+            (n.len() == 8).then(|| Point {
+                x: n.iter().step_by(2).sum::<f64>() / 4.0,
+                y: n.iter().skip(1).step_by(2).sum::<f64>() / 4.0,
+            })
+        });
+        let Some(centre) = centre else {
+            let (frame_id, backend_node_id) = match &self.node {
+                Some(n) => (n.frame_id.clone(), n.backend_node_id),
+                None => (String::new(), 0),
+            };
+            return self.fail(
+                ctx,
+                ActError::NoBox {
+                    frame_id,
+                    backend_node_id,
+                },
+            );
+        };
+        self.point = Some(centre);
+        self.next_level(ctx)
+    }
+
+    /// Adds the next OOPIF level's offset, or goes on to the input.
+    fn next_level(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
+        let level = self
+            .node
+            .as_ref()
+            .and_then(|n| n.levels.get(self.level))
+            .cloned();
+        match level {
+            Some((parent, frame)) => {
+                let p = json!({ "frameId": frame });
+                self.send(ctx, &parent, "DOM.getFrameOwner", p, step::FRAME_OWNER);
+                FlowStatus::Running
+            }
+            None => self.input(ctx),
+        }
+    }
+
+    fn on_frame_owner(&mut self, ctx: &mut FlowCtx<'_>, v: &Value) -> FlowStatus {
+        let parent = self
+            .node
+            .as_ref()
+            .and_then(|n| n.levels.get(self.level))
+            .map(|(p, _)| p.clone());
+        match (parent, v.get("backendNodeId").and_then(Value::as_i64)) {
+            (Some(parent), Some(owner)) => {
+                let p = json!({ "backendNodeId": owner });
+                self.send(ctx, &parent, "DOM.getBoxModel", p, step::BOX_MODEL);
+                FlowStatus::Running
+            }
+            _ => self.fail(
+                ctx,
+                ActError::BadRequest {
+                    what: "target: the frame's <iframe> element was not found in its parent".into(),
+                },
+            ),
+        }
+    }
+
+    fn on_box_model(&mut self, ctx: &mut FlowCtx<'_>, v: &Value) -> FlowStatus {
+        let content = v.pointer("/model/content").and_then(Value::as_array);
+        let origin = content.and_then(|c| Some((c.first()?.as_f64()?, c.get(1)?.as_f64()?)));
+        if let (Some((ox, oy)), Some(p)) = (origin, self.point.as_mut()) {
+            p.x += ox;
+            p.y += oy;
+        }
+        self.level += 1;
+        self.next_level(ctx)
+    }
+
+    fn on_input_reply(&mut self, ctx: &mut FlowCtx<'_>, step: u16, v: &Value) -> FlowStatus {
+        if self.phase != Phase::Input {
+            return FlowStatus::Running;
+        }
+        match step {
+            step::FOCUS => {
+                self.focused = true;
+                return self.input(ctx);
+            }
+            step::NAVIGATE => {
+                if let Some(error) = v.get("errorText").and_then(Value::as_str) {
+                    let url = match &self.action {
+                        Action::Navigate { url } => url.clone(),
+                        _ => String::new(),
+                    };
+                    return self.fail(
+                        ctx,
+                        ActError::Command(CommandError::Cdp {
+                            method: "Page.navigate".into(),
+                            code: 0,
+                            message: format!("{url}: {error}"),
+                        }),
+                    );
+                }
+                // No loader: a same-document navigation, nothing to load.
+                if v.get("loaderId").is_none() {
+                    self.nav_started = false;
+                }
+                self.navigated = true;
+            }
+            step::HISTORY => {
+                let current = v.get("currentIndex").and_then(Value::as_u64);
+                let entry = current
+                    .and_then(|i| i.checked_sub(1))
+                    .and_then(|i| v.get("entries")?.get(usize::try_from(i).ok()?))
+                    .and_then(|e| e.get("id"))
+                    .and_then(Value::as_i64);
+                let Some(entry) = entry else {
+                    return self.fail(ctx, ActError::NoHistory);
+                };
+                self.nav_started = true;
+                let page = self.page_session.clone();
+                let p = json!({ "entryId": entry });
+                self.send(ctx, &page, "Page.navigateToHistoryEntry", p, step::INPUT);
+                return FlowStatus::Running; // the history step is replaced by this one
+            }
+            _ => {}
+        }
+        self.inputs_pending = self.inputs_pending.saturating_sub(1);
+        if self.inputs_pending == 0 {
+            return self.input_done(ctx);
+        }
+        FlowStatus::Running
+    }
+
+    fn on_screenshot(&mut self, ctx: &mut FlowCtx<'_>, v: Option<Value>) -> FlowStatus {
+        let data = v
+            .as_ref()
+            .and_then(|v| v.get("data"))
+            .and_then(Value::as_str)
+            .filter(|d| !d.is_empty());
+        match data {
+            Some(d) => {
+                let mime = if self.tried_png {
+                    "image/png"
+                } else {
+                    "image/webp"
+                };
+                self.result.screenshot = Some(Screenshot {
+                    mime: mime.into(),
+                    data: d.to_owned(),
+                });
+            }
+            None if !self.tried_png => {
+                self.tried_png = true;
+                let page = self.page_session.clone();
+                let p = json!({"format": "png"});
+                self.send(ctx, &page, "Page.captureScreenshot", p, step::SCREENSHOT);
+                return FlowStatus::Running;
+            }
+            None => {}
+        }
+        self.capture_done(ctx)
+    }
+
+    fn capture_done(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
+        self.captures_pending = self.captures_pending.saturating_sub(1);
+        if self.captures_pending == 0 {
+            return self.finish(ctx);
+        }
+        FlowStatus::Running
+    }
+
+    pub fn on_event(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        session: Option<&str>,
+        event: &CdpEvent<'_>,
+    ) -> FlowStatus {
+        use CdpEvent as E;
+        let Some(session) = session.filter(|s| ctx.tab.sessions.contains(s)) else {
+            return FlowStatus::Running;
+        };
+        let now = ctx.out.now();
+        let top = self.top_frame.as_str();
+        match event {
+            E::ConsoleApiCalled(ev) => {
+                let recorded = crate::console::is_recorded_level(&ev.kind);
+                let line = if recorded {
+                    just_recorded(ctx, session, now).map(|e| (e.text.clone(), e.frame_id.clone()))
+                } else {
+                    let mut text = String::new();
+                    if let Some(raw) = ev.raw_args {
+                        let args: Vec<crate::cdp::RemoteObject<'_>> =
+                            serde_json::from_str(raw.get()).unwrap_or_default();
+                        for a in &args {
+                            append_arg(&mut text, a);
+                        }
+                    }
+                    let frame = ctx.tab.console_frame(session, ev.execution_context_id);
+                    Some((truncate(text), frame))
+                };
+                if let Some((text, frame)) = line {
+                    self.push_console(now, ev.kind.to_string(), text, frame.map(|f| f.to_string()));
+                }
+            }
+            E::ExceptionThrown(_) => {
+                if let Some(e) = just_recorded(ctx, session, now) {
+                    let (text, frame) =
+                        (e.text.clone(), e.frame_id.as_ref().map(|f| f.to_string()));
+                    self.push_console(now, "exception".into(), text, frame);
+                }
+            }
+            // Under an auto policy the dialog is being answered already: the action goes on.
+            E::DialogOpening(_) if ctx.dialogs.policy() == DialogPolicy::MustRespond => {
+                if let Some(d) = ctx.dialogs.newest_pending() {
+                    if self.phase != Phase::Capture || self.captures_pending > 0 {
+                        self.result.ended_by_dialog = Some(d.to_owned());
+                        self.result.screenshot = None;
+                        self.result.settled = false;
+                        return self.finish(ctx);
+                    }
+                }
+            }
+            E::FrameStartedNavigating(ev) if ev.frame_id == top => {
+                let same_document = matches!(
+                    ev.navigation_type.as_deref(),
+                    Some("sameDocument" | "historySameDocument")
+                );
+                if !same_document && self.phase != Phase::Capture {
+                    self.nav_started = true;
+                    self.loaded_at = None;
+                    self.almost_idle = false;
+                }
+            }
+            E::FrameNavigated(ev) if ev.frame.id == top && ev.frame.parent_id.is_none() => {
+                self.navigated = true;
+                if self.phase != Phase::Capture && self.loaded_at.is_none() {
+                    self.nav_started = true;
+                }
+            }
+            E::NavigatedWithinDocument(ev) if ev.frame_id == top => self.navigated = true,
+            E::LifecycleEvent(ev) if ev.frame_id == top && session == self.page_session => {
+                match ev.name.as_ref() {
+                    "init" => {
+                        self.nav_started = true;
+                        self.loaded_at = None;
+                        self.almost_idle = false;
+                    }
+                    "load" if self.nav_started => self.loaded_at = Some(now),
+                    "networkAlmostIdle" if self.nav_started => self.almost_idle = true,
+                    _ => {}
+                }
+            }
+            _ => return FlowStatus::Running,
+        }
+        self.check_settled(ctx, now)
+    }
+
+    fn push_console(&mut self, now: f64, level: String, text: String, frame_id: Option<String>) {
+        self.last_console = now;
+        if self.result.console.len() >= MAX_ACT_CONSOLE_LINES {
+            self.result.console_dropped += 1;
+            return;
+        }
+        self.result.console.push(ActConsoleLine {
+            level,
+            text,
+            frame_id,
+            at: now,
+        });
+    }
+}
+
+/// The console ring's entry that `session`'s event at `now` just added (its text was moved
+/// there), if it added one.
+fn just_recorded<'a>(
+    ctx: &'a FlowCtx<'_>,
+    session: &str,
+    now: f64,
+) -> Option<&'a crate::snapshot::ConsoleEntry> {
+    ctx.tab
+        .console_errors
+        .back()
+        .map(|e| &**e)
+        .filter(|e| e.at == now && e.session_id.as_deref() == Some(session))
+}
