@@ -12,8 +12,11 @@ use std::time::Duration;
 
 use cdp_supervise::mcp::{
     code, error_response, initialize_result, parse_message, parse_tool_call, response, tool_result,
-    tools, CallError, Incoming, RpcError, ToolCall,
+    tools, CallError, Incoming, RpcError, Target, ToolCall,
 };
+use cdp_supervisor::act::{ActOptions, Action};
+use cdp_supervisor::ax::AxOptions;
+use cdp_supervisor::evaluate::{Element, Evaluation};
 use cdp_supervisor::{DialogAction, Snapshot};
 use cdp_supervisor_blocking::{Browser, Client, Options};
 use cdp_supervisor_driver::endpoint::redact_url;
@@ -281,10 +284,175 @@ fn run_tool(session: &mut Session<'_>, call: ToolCall) -> Outcome {
 
 /// The tools built on the core's agent flows (navigate, snapshot, click, type, press,
 /// scroll, evaluate).
-fn agent_tool(_client: &Client, call: ToolCall) -> Outcome {
-    failed(format!(
-        "{call:?} is not available in this build yet; use browser_handle_dialog, browser_take_screenshot, browser_console_messages or browser_close"
-    ))
+fn agent_tool(client: &Client, call: ToolCall) -> Outcome {
+    match call {
+        ToolCall::Navigate { url, timeout_ms } => act(
+            client,
+            json!({"action": "navigate", "url": url}),
+            timeout_ms,
+        ),
+        ToolCall::Click { target, timeout_ms } => {
+            let action = match target {
+                Target::Ref(r) => json!({"action": "click", "ref": r}),
+                Target::Point { x, y } => json!({"action": "click", "x": x, "y": y}),
+            };
+            act(client, action, timeout_ms)
+        }
+        ToolCall::Type {
+            text,
+            reference,
+            submit,
+            timeout_ms,
+        } => {
+            let typed = act(
+                client,
+                json!({"action": "type", "text": text, "ref": reference}),
+                timeout_ms,
+            );
+            if !submit || typed.is_error {
+                return typed;
+            }
+            let pressed = act(
+                client,
+                json!({"action": "press", "key": "Enter"}),
+                timeout_ms,
+            );
+            Outcome {
+                text: format!("{}\n\nThen Enter:\n{}", typed.text, pressed.text),
+                ..pressed
+            }
+        }
+        ToolCall::PressKey { key, timeout_ms } => {
+            act(client, json!({"action": "press", "key": key}), timeout_ms)
+        }
+        ToolCall::Scroll {
+            down,
+            reference,
+            timeout_ms,
+        } => {
+            let action = match (reference, down) {
+                (Some(r), _) => json!({"action": "scroll", "ref": r}),
+                (None, Some(false)) => json!({"action": "scroll", "direction": "up"}),
+                (None, _) => json!({"action": "scroll", "direction": "down"}),
+            };
+            act(client, action, timeout_ms)
+        }
+        ToolCall::Snapshot {
+            max_nodes,
+            max_chars,
+            frame_id,
+            reference,
+        } => {
+            let mut options = AxOptions::default();
+            if let Some(n) = max_nodes.and_then(|n| usize::try_from(n).ok()) {
+                options.max_nodes = n;
+            }
+            options.max_chars = max_chars.and_then(|n| usize::try_from(n).ok());
+            options.frame_id = frame_id;
+            options.reference = reference;
+            match client.ax_snapshot(options) {
+                Ok(ax) => {
+                    let mut text = format!(
+                        "Snapshot of the tab (every frame, cross-origin iframes included; a node keeps its ref across snapshots):\n{}",
+                        ax.text
+                    );
+                    if ax.truncated {
+                        text.push_str("\n(truncated: pass max_nodes / max_chars, or a ref or frame_id to see one part)");
+                    }
+                    for f in &ax.frames_left_out {
+                        text.push_str(&format!(
+                            "\nLeft out: frame {} ({}): {}",
+                            f.frame_id, f.url, f.reason
+                        ));
+                    }
+                    ok(text)
+                }
+                Err(e) => failed(format!("{e}")),
+            }
+        }
+        ToolCall::Evaluate {
+            expression,
+            reference,
+            frame_id,
+            timeout_ms,
+        } => {
+            let mut evaluation = Evaluation::new(&expression);
+            if let Some(frame) = &frame_id {
+                evaluation = evaluation.in_frame(frame);
+            }
+            if let Some(r) = reference {
+                evaluation = evaluation.on_element(Element::Ref(r));
+            }
+            if let Some(ms) = timeout_ms {
+                evaluation = evaluation.within(Duration::from_millis(ms));
+            }
+            match client.evaluate(evaluation) {
+                Ok(v) if v.undefined => ok("undefined"),
+                Ok(v) => ok(serde_json::to_string_pretty(&v.value).unwrap_or_default()),
+                Err(e) => failed(format!("{e}")),
+            }
+        }
+        other => failed(format!("{other:?} is not an agent tool")),
+    }
+}
+
+/// Runs one action of the core and says what happened, with its screenshot.
+fn act(client: &Client, action: Value, timeout_ms: Option<u64>) -> Outcome {
+    let options = match timeout_ms {
+        Some(ms) => json!({ "timeout_ms": ms }),
+        None => json!({}),
+    };
+    let parsed =
+        Action::from_json(&action).and_then(|a| ActOptions::from_json(&options).map(|o| (a, o)));
+    let (action, options) = match parsed {
+        Ok(p) => p,
+        Err(e) => return failed(e.to_string()),
+    };
+    let name = action.name();
+    let result = match client.act(action, options) {
+        Ok(r) => r,
+        Err(e) => return failed(format!("{name} failed: {e}")),
+    };
+    let mut text = format!(
+        "{name}: {} (\"{}\"){}{}",
+        result.url,
+        result.title,
+        if result.navigated { ", navigated" } else { "" },
+        if result.settled {
+            ", settled"
+        } else {
+            ", not settled within the budget"
+        }
+    );
+    if let Some(d) = &result.ended_by_dialog {
+        text.push_str(&format!(
+            "\nA dialog ({d}) opened and ended the action; no screenshot (a tab with a dialog cannot paint). Answer it with browser_handle_dialog."
+        ));
+    }
+    if result.console.is_empty() {
+        text.push_str("\nConsole: nothing since the action began.");
+    } else {
+        text.push_str("\nConsole since the action began:");
+        for line in &result.console {
+            text.push_str(&format!(
+                "\n[{}] {} (frame {})",
+                line.level,
+                line.text,
+                line.frame_id.as_deref().unwrap_or("?")
+            ));
+        }
+        if result.console_dropped > 0 {
+            text.push_str(&format!(
+                "\n({} more lines left out)",
+                result.console_dropped
+            ));
+        }
+    }
+    Outcome {
+        text,
+        image: result.screenshot.map(|s| (s.mime, s.data)),
+        is_error: false,
+    }
 }
 
 fn screenshot(client: &Client) -> Outcome {
