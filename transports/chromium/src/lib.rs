@@ -176,9 +176,12 @@ impl Browser {
     /// Like [`Browser::launch`], but with a window (every flag of [`CHROMIUM_FLAGS`] but
     /// `--headless`): to watch an agent work. Needs a display.
     ///
-    /// ```no_run
-    /// let browser = cdp_supervisor_chromium::Browser::launch_headed()?;
-    /// # Ok::<(), cdp_supervisor_chromium::LaunchError>(())
+    /// ```
+    /// match cdp_supervisor_chromium::Browser::launch_headed() {
+    ///     Ok(browser) => assert!(browser.ws_url().starts_with("ws://")),
+    ///     // Without a display (a CI machine) Chromium exits at once, and the error says so.
+    ///     Err(e) => assert!(e.to_string().contains("DevTools port"), "{e}"),
+    /// }
     /// ```
     pub fn launch_headed() -> Result<Browser, LaunchError> {
         let binary = find_chromium().ok_or(LaunchError::NotFound)?;

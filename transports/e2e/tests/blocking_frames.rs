@@ -43,7 +43,10 @@ fn thirty_five_iframes_list_thirty_and_truncate() {
     // The page may still be adding its last iframes when 31 are known: wait for all 35.
     let end = std::time::Instant::now() + WAIT;
     while eval(&w.client, None, "frames.length") != json!(35) {
-        assert!(std::time::Instant::now() < end, "the page never had 35 frames");
+        assert!(
+            std::time::Instant::now() < end,
+            "the page never had 35 frames"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let snap = w.client.snapshot().unwrap();

@@ -289,14 +289,16 @@ impl Client {
     /// for its result: the page after it settled, the console lines it caused, a
     /// screenshot. A dialog it opens ends it at once (answer it, then act again).
     ///
-    /// ```no_run
-    /// # smol::block_on(async {
+    /// ```
     /// use cdp_supervisor_smol::{act::{ActOptions, Action}, Client, Options};
-    /// let client = Client::connect("http://127.0.0.1:9222", Options::default()).await?;
-    /// let action = Action::Navigate { url: "https://example.com".into() };
-    /// let result = client.act(action, ActOptions::default()).await?;
-    /// println!("{} settled={}", result.url, result.settled);
-    /// # Ok::<(), cdp_supervisor_smol::ClientError>(()) }).unwrap();
+    /// smol::block_on(async {
+    ///     let client = Client::launch(Options::default()).await?;
+    ///     let action = Action::Navigate { url: "data:text/html,<title>Hi</title>".into() };
+    ///     let result = client.act(action, ActOptions::default()).await?;
+    ///     assert_eq!((result.title.as_str(), result.navigated), ("Hi", true));
+    ///     Ok::<(), cdp_supervisor_smol::ClientError>(())
+    /// })?;
+    /// # Ok::<(), cdp_supervisor_smol::ClientError>(())
     /// ```
     pub async fn act(&self, action: Action, options: ActOptions) -> Result<ActResult, ClientError> {
         self.ask(|reply| Request::Act {
