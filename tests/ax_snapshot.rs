@@ -446,3 +446,197 @@ fn a_re_rendered_node_is_found_again_by_role_name_and_nth() {
         "stale_ref"
     );
 }
+
+/// A snapshot taken (e5: the OOPIF's button "Go", node 5 on `S-OOPIF`), and a tree of that
+/// frame whose button is node `backend` named `label`.
+fn snapshot_taken() -> (Harness, impl Fn(i64, &str) -> String) {
+    let mut h = tab();
+    let full = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go", false);
+    outcome(&h, full).pop().unwrap().unwrap();
+    h.sent.clear();
+    let fresh_tree = |backend: i64, label: &str| {
+        tree(&format!(
+            r#"{{"nodeId":"1","role":{{"value":"RootWebArea"}},"childIds":["2"],"backendDOMNodeId":1}},
+            {{"nodeId":"2","role":{{"value":"button"}},"name":{{"value":"{label}"}},"backendDOMNodeId":{backend}}}"#
+        ))
+    };
+    (h, fresh_tree)
+}
+
+fn evaluated(
+    h: &Harness,
+    id: CommandId,
+) -> Vec<Result<cdp_supervisor::EvalValue, cdp_supervisor::EvalError>> {
+    h.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Evaluated { id: i, outcome } if *i == id => Some(outcome.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn acted(
+    h: &Harness,
+    id: CommandId,
+) -> Vec<Result<cdp_supervisor::act::ActResult, cdp_supervisor::act::ActError>> {
+    h.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ActFinished { id: i, outcome } if *i == id => Some(outcome.clone().map(|r| *r)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn backend_of(h: &Harness, method: &str) -> i64 {
+    let p: serde_json::Value = serde_json::from_str(&h.last_sent(method).json).unwrap();
+    p["params"]["backendNodeId"].as_i64().unwrap()
+}
+
+#[test]
+fn an_evaluate_on_a_ref_whose_node_was_re_rendered_runs_on_the_new_node() {
+    use cdp_supervisor::{Element, Evaluation};
+    let (mut h, fresh_tree) = snapshot_taken();
+    let on_e5 = Evaluation::new("el => el.textContent").on_element(Element::Ref("e5".into()));
+    let id = h.sup.evaluate(h.now, &on_e5).unwrap();
+    h.drain();
+    assert_eq!(backend_of(&h, "DOM.resolveNode"), 5);
+    // The node was removed (collected): Chromium finds no node with that id.
+    let resolve = h.last_sent("DOM.resolveNode").id;
+    h.reply_error(resolve, -32000, "No node with given id found");
+    let ask = h.last_sent("Accessibility.getFullAXTree");
+    assert_eq!(ask.session_id.as_deref(), Some(OOPIF_S), "the ref's frame");
+    let ask = ask.id;
+    h.reply(ask, &fresh_tree(55, "Go"));
+    assert_eq!(
+        backend_of(&h, "DOM.resolveNode"),
+        55,
+        "retried on the new node"
+    );
+    assert_eq!(
+        h.sup.resolve_ref("e5").unwrap().backend_node_id,
+        55,
+        "rebound"
+    );
+    let resolve = h.last_sent("DOM.resolveNode").id;
+    h.reply(resolve, r#"{"object":{"type":"object","objectId":"N55"}}"#);
+    let call = h.last_sent("Runtime.callFunctionOn");
+    assert!(
+        call.json.contains("isConnected") && call.json.contains("N55"),
+        "{}",
+        call.json
+    );
+    let call = call.id;
+    h.reply(call, r#"{"result":{"type":"string","value":"Go"}}"#);
+    let out = evaluated(&h, id);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].as_ref().unwrap().value, serde_json::json!("Go"));
+
+    // Removed but still in memory: the function sees it detached; no equal one replaced
+    // it: stale_ref, once.
+    h.sent.clear();
+    let id = h.sup.evaluate(h.now, &on_e5).unwrap();
+    h.drain();
+    let resolve = h.last_sent("DOM.resolveNode").id;
+    h.reply(resolve, r#"{"object":{"type":"object","objectId":"N55"}}"#);
+    let call = h.last_sent("Runtime.callFunctionOn").id;
+    h.reply(
+        call,
+        r#"{"result":{"type":"object"},"exceptionDetails":{"text":"Uncaught","exception":{"type":"object","description":"Error: cdp-supervisor: node detached"}}}"#,
+    );
+    let ask = h.last_sent("Accessibility.getFullAXTree").id;
+    h.reply(ask, &fresh_tree(56, "Stop"));
+    let out = evaluated(&h, id);
+    assert_eq!(out.len(), 1);
+    let e = out[0].clone().unwrap_err();
+    assert_eq!(e.code(), "stale_ref");
+    assert!(e.to_string().contains("take a new snapshot"), "{e}");
+    assert_eq!(
+        h.sent_with("Accessibility.getFullAXTree").len(),
+        1,
+        "looked up once"
+    );
+}
+
+#[test]
+fn an_action_on_a_ref_whose_node_was_re_rendered_acts_on_the_new_node() {
+    use cdp_supervisor::act::{ActOptions, Action, Target};
+    let (mut h, fresh_tree) = snapshot_taken();
+    let click = || Action::Click {
+        target: Target::Ref("e5".into()),
+    };
+    let id = h.sup.act(h.now, click(), ActOptions::default()).unwrap();
+    h.drain();
+    assert_eq!(backend_of(&h, "DOM.scrollIntoViewIfNeeded"), 5);
+    // Removed but still in memory (what Chromium 156 answers), in order.
+    let scroll = h.last_sent("DOM.scrollIntoViewIfNeeded").id;
+    let quads = h.last_sent("DOM.getContentQuads").id;
+    h.reply_error(scroll, -32000, "Node is detached from document");
+    h.reply(quads, r#"{"quads":[]}"#);
+    let ask = h.last_sent("Accessibility.getFullAXTree");
+    assert_eq!(ask.session_id.as_deref(), Some(OOPIF_S));
+    let ask = ask.id;
+    h.reply(ask, &fresh_tree(55, "Go"));
+    assert!(
+        acted(&h, id).is_empty(),
+        "not ended by the first attempt's replies"
+    );
+    assert_eq!(backend_of(&h, "DOM.scrollIntoViewIfNeeded"), 55);
+    assert_eq!(backend_of(&h, "DOM.getContentQuads"), 55);
+    let scroll = h.last_sent("DOM.scrollIntoViewIfNeeded").id;
+    let quads = h.last_sent("DOM.getContentQuads").id;
+    h.reply(scroll, "{}");
+    h.reply(quads, r#"{"quads":[[10,10,30,10,30,20,10,20]]}"#);
+    // The OOPIF's <iframe> offset, then the mouse.
+    let owner = h.last_sent("DOM.getFrameOwner").id;
+    h.reply(owner, r#"{"backendNodeId":4}"#);
+    let model = h.last_sent("DOM.getBoxModel").id;
+    h.reply(model, r#"{"model":{"content":[100,200,0,0,0,0,0,0]}}"#);
+    let mouse = h.sent_with("Input.dispatchMouseEvent");
+    assert_eq!(mouse.len(), 3);
+    assert!(
+        mouse[0].json.contains(r#""x":120.0"#) && mouse[0].json.contains(r#""y":215.0"#),
+        "{}",
+        mouse[0].json
+    );
+    assert!(acted(&h, id).is_empty());
+
+    // A node gone with none like it in its place: stale_ref, looked up once.
+    h.sent.clear();
+    let id = h.sup.act(h.now, click(), ActOptions::default()).unwrap();
+    h.drain();
+    let scroll = h.last_sent("DOM.scrollIntoViewIfNeeded").id;
+    h.reply_error(scroll, -32000, "No node found for given backend id");
+    let ask = h.last_sent("Accessibility.getFullAXTree").id;
+    h.reply(ask, &fresh_tree(56, "Stop"));
+    let out = acted(&h, id);
+    assert_eq!(out.len(), 1);
+    let e = out[0].clone().unwrap_err();
+    assert_eq!(e.code(), "stale_ref");
+    assert!(e.to_string().contains("take a fresh snapshot"), "{e}");
+    let quads = h.last_sent("DOM.getContentQuads").id;
+    h.reply(quads, r#"{"quads":[]}"#);
+    assert_eq!(acted(&h, id).len(), 1, "a late reply changes nothing");
+    assert_eq!(h.sent_with("Accessibility.getFullAXTree").len(), 1);
+
+    // `type` on a ref: DOM.focus on the old node fails, the new node is focused.
+    let (mut h, fresh_tree) = snapshot_taken();
+    let typing = Action::Type {
+        target: Some(Target::Ref("e5".into())),
+        text: "hi".into(),
+    };
+    let id = h.sup.act(h.now, typing, ActOptions::default()).unwrap();
+    h.drain();
+    let focus = h.last_sent("DOM.focus").id;
+    h.reply_error(focus, -32000, "Element is not focusable");
+    let ask = h.last_sent("Accessibility.getFullAXTree").id;
+    h.reply(ask, &fresh_tree(57, "Go"));
+    assert_eq!(backend_of(&h, "DOM.focus"), 57);
+    let focus = h.last_sent("DOM.focus").id;
+    h.reply(focus, "{}");
+    assert!(!h.sent_with("Input.dispatchKeyEvent").is_empty());
+    assert!(acted(&h, id).is_empty());
+}

@@ -486,8 +486,10 @@ pub enum ActError {
         /// The dialog.
         dialog_id: String,
     },
-    /// A ref that the current accessibility snapshot does not know.
-    #[error("ref {r} is not in the current accessibility snapshot; take a fresh snapshot")]
+    /// A ref that names no element now: the current accessibility snapshot does not know
+    /// it, its frame navigated or went away, or its node is gone and no element of the same
+    /// role, name and nth took its place.
+    #[error("ref {r} is stale: the current accessibility snapshot does not name it, or its node is gone with no equal one in its place; take a fresh snapshot")]
     StaleRef {
         /// The ref.
         r: String,

@@ -48,7 +48,9 @@ pub(crate) fn plan(
         Some(Target::Ref(r)) => {
             let (frame_id, id) =
                 resolve_ref(r).ok_or_else(|| ActError::StaleRef { r: r.clone() })?;
-            Some(node_at(tab, &frame_id, id)?)
+            let mut node = node_at(tab, &frame_id, id)?;
+            node.reference = Some(r.clone());
+            Some(node)
         }
         Some(Target::Node {
             frame_id,
@@ -88,6 +90,7 @@ fn node_at(tab: &Tab, frame_id: &str, backend_node_id: i64) -> Result<NodeAt, Ac
         frame_id: frame_id.to_owned(),
         session,
         backend_node_id,
+        reference: None,
         levels,
     })
 }

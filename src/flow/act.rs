@@ -6,7 +6,11 @@
 //! 2. Locate (a node target): `DOM.scrollIntoViewIfNeeded` and `DOM.getContentQuads` on
 //!    the node's session, then for every OOPIF above it `DOM.getFrameOwner` and
 //!    `DOM.getBoxModel` on the parent's session: the `<iframe>`'s content-box origin is
-//!    added to the point.
+//!    added to the point. A target given by ref whose node is gone (a re-render replaced
+//!    it: the scroll, the quads or `DOM.focus` fail on it) is looked up once in a fresh tree
+//!    of its frame ([`Refetch`]: the same `(role, name, nth)`, rebound) within the budget,
+//!    and located again on the node found; none found: `stale_ref`. Commands of the first
+//!    attempt carry its number in their step, so their late replies are dropped.
 //! 3. Input, pipelined: mouse moved/pressed/released, key events (after `DOM.focus`
 //!    answered), `window.scrollBy`, a navigation.
 //! 4. Settle: a navigation of the top frame waits for `load`, then `networkAlmostIdle`
@@ -20,11 +24,13 @@
 
 use serde_json::{json, Value};
 
+use super::resolve_ref::{node_gone, Refetch};
 use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
 use crate::act::{
     ActConsoleLine, ActError, ActOptions, ActResult, ActTiming, Action, Point, Screenshot, Scroll,
     Target, CAPTURE_TIMEOUT, SETTLE_CAP, SETTLE_QUIET,
 };
+use crate::ax::AxError;
 use crate::cdp::CdpEvent;
 use crate::command::{CommandId, InFlight, Purpose};
 use crate::console::{append_arg, truncate};
@@ -48,6 +54,9 @@ mod step {
     pub const HISTORY: u16 = 9;
     pub const SCREENSHOT: u16 = 10;
     pub const TITLE: u16 = 11;
+    pub const REFETCH: u16 = 12;
+    /// A step's attempt (0, or 1 after a ref was looked up again) is in its high byte.
+    pub const ATTEMPT_SHIFT: u16 = 8;
 }
 
 /// A node to turn into a point or to act on.
@@ -56,6 +65,8 @@ pub(crate) struct NodeAt {
     pub frame_id: String,
     pub session: String,
     pub backend_node_id: i64,
+    /// The ref it was given by, if any (looked up again when its node is gone).
+    pub reference: Option<String>,
     /// Every OOPIF between the node and the top, innermost first: (the parent's session,
     /// the OOPIF's frame id).
     pub levels: Vec<(String, String)>,
@@ -100,6 +111,10 @@ pub(crate) struct ActFlow {
     tried_png: bool,
     /// When `on_timeout` must run next.
     wake: Option<f64>,
+    /// 1 once the target's ref was looked up again (at most once).
+    attempt: u16,
+    /// The ref being looked up again, and the error to report if it is the same node.
+    refetch: Option<(Refetch, ActError)>,
 }
 
 impl ActFlow {
@@ -142,13 +157,15 @@ impl ActFlow {
             captures_pending: 0,
             tried_png: false,
             wake: Some(budget_at),
+            attempt: 0,
+            refetch: None,
         }
     }
 
     fn tag(&self, step: u16) -> Purpose {
         Purpose::Flow(FlowTag {
             flow: self.id,
-            step,
+            step: step | (self.attempt << step::ATTEMPT_SHIFT),
         })
     }
 
@@ -175,22 +192,96 @@ impl ActFlow {
             step::LIFECYCLE,
         );
         let needs_point = matches!((&self.action, &self.node), (Action::Click { .. }, Some(_)));
-        match (&self.node, needs_point) {
-            (Some(node), true) => {
-                let (s, n) = (node.session.clone(), node.backend_node_id);
-                let p = json!({ "backendNodeId": n });
-                self.send(
-                    ctx,
-                    &s,
-                    "DOM.scrollIntoViewIfNeeded",
-                    p.clone(),
-                    step::SCROLL_NODE,
-                );
-                self.send(ctx, &s, "DOM.getContentQuads", p, step::QUADS);
+        match needs_point {
+            true => self.locate(ctx),
+            false => self.input(ctx),
+        }
+    }
+
+    /// Step 2: the node's point (scrolled into view first).
+    fn locate(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
+        let Some(node) = &self.node else {
+            return self.input(ctx);
+        };
+        self.point = None;
+        self.level = 0;
+        let (s, n) = (node.session.clone(), node.backend_node_id);
+        let p = json!({ "backendNodeId": n });
+        self.send(
+            ctx,
+            &s,
+            "DOM.scrollIntoViewIfNeeded",
+            p.clone(),
+            step::SCROLL_NODE,
+        );
+        self.send(ctx, &s, "DOM.getContentQuads", p, step::QUADS);
+        FlowStatus::Running
+    }
+
+    /// A command on the target node failed with `error`; `gone`: the node may be gone.
+    /// A ref's node is looked up again once; anything else ends the action.
+    fn node_failed(&mut self, ctx: &mut FlowCtx<'_>, error: ActError, gone: bool) -> FlowStatus {
+        if self.refetch.is_some() {
+            return FlowStatus::Running; // a second failure of the same attempt
+        }
+        let reference = self.node.as_ref().and_then(|n| n.reference.clone());
+        let Some(reference) = reference.filter(|_| gone && self.attempt == 0) else {
+            return self.fail(ctx, error);
+        };
+        self.attempt = 1;
+        let deadline = self.budget_at.max(ctx.out.now() + 0.5);
+        let tag = self.tag(step::REFETCH);
+        match Refetch::start(ctx, &reference, tag, deadline) {
+            Ok(refetch) => {
+                self.refetch = Some((refetch, error));
                 FlowStatus::Running
             }
-            _ => self.input(ctx),
+            Err(AxError::StaleRef { .. }) => self.fail(ctx, ActError::StaleRef { r: reference }),
+            Err(_) => self.fail(ctx, error),
         }
+    }
+
+    /// The ref looked up again: the node found is located (or focused, or scrolled to)
+    /// again; the same node reports the first error; none is `stale_ref`.
+    fn on_refetched(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        cmd: &InFlight,
+        reply: Reply<'_>,
+    ) -> FlowStatus {
+        let Some((refetch, error)) = self.refetch.take() else {
+            return FlowStatus::Running;
+        };
+        if !matches!(self.phase, Phase::Locate | Phase::Input) {
+            return FlowStatus::Running; // the budget ran out meanwhile
+        }
+        let found = refetch.on_reply(ctx, cmd, reply);
+        let Some(node) = self.node.as_mut() else {
+            return self.fail(ctx, error);
+        };
+        match found {
+            Ok(f) if f.backend_node_id != node.backend_node_id => {
+                node.backend_node_id = f.backend_node_id;
+                match self.phase {
+                    Phase::Locate => self.locate(ctx),
+                    _ => self.input(ctx),
+                }
+            }
+            Err(AxError::StaleRef { reference, .. }) => {
+                self.fail(ctx, ActError::StaleRef { r: reference })
+            }
+            _ => self.fail(ctx, error),
+        }
+    }
+
+    /// Whether `step`'s command is about the target node (its failure may mean it is gone).
+    fn on_node(&self, step: u16) -> bool {
+        self.node.is_some()
+            && match step {
+                step::SCROLL_NODE | step::QUADS | step::FOCUS => true,
+                step::INPUT => matches!(self.action, Action::Scroll(Scroll::To(_))),
+                _ => false,
+            }
     }
 
     /// Step 3: the input, pipelined.
@@ -327,6 +418,7 @@ impl ActFlow {
     /// Step 5: the screenshot and the title.
     fn capture(&mut self, ctx: &mut FlowCtx<'_>, settled: bool) -> FlowStatus {
         self.phase = Phase::Capture;
+        self.refetch = None; // out of budget while a ref was looked up again
         self.result.settled = settled;
         let now = ctx.out.now();
         self.capture_at = Some(now);
@@ -406,6 +498,13 @@ impl ActFlow {
         cmd: &InFlight,
         reply: Reply<'_>,
     ) -> Result<FlowStatus, InputError> {
+        let (attempt, step) = (step >> step::ATTEMPT_SHIFT, step & 0xff);
+        if attempt != self.attempt {
+            return Ok(FlowStatus::Running); // about a node replaced since
+        }
+        if step == step::REFETCH {
+            return Ok(self.on_refetched(ctx, cmd, reply));
+        }
         let value = |r: Reply<'_>| -> Result<Value, CommandError> {
             match r {
                 Ok(Some(raw)) => Ok(serde_json::from_str(raw.get()).unwrap_or(Value::Null)),
@@ -415,6 +514,19 @@ impl ActFlow {
         };
         let status = match step {
             step::LIFECYCLE => FlowStatus::Running,
+            _ if self.refetch.is_some() => FlowStatus::Running,
+            step::SCROLL_NODE | step::QUADS | step::FOCUS | step::INPUT
+                if self.on_node(step) && reply.is_err() =>
+            {
+                match value(reply) {
+                    Err(e) => {
+                        let gone =
+                            matches!(&e, CommandError::Cdp { message, .. } if node_gone(message));
+                        self.node_failed(ctx, e.into(), gone)
+                    }
+                    Ok(_) => FlowStatus::Running,
+                }
+            }
             step::SCROLL_NODE => match value(reply) {
                 Ok(_) => FlowStatus::Running,
                 Err(e) => self.fail(ctx, e.into()),
@@ -456,8 +568,18 @@ impl ActFlow {
         _cmd: InFlight,
         error: CommandError,
     ) -> FlowStatus {
+        let (attempt, step) = (step >> step::ATTEMPT_SHIFT, step & 0xff);
+        if attempt != self.attempt {
+            return FlowStatus::Running; // about a node replaced since
+        }
         match step {
             step::LIFECYCLE => FlowStatus::Running,
+            step::REFETCH => match self.refetch.take() {
+                Some((_, first)) if matches!(self.phase, Phase::Locate | Phase::Input) => {
+                    self.fail(ctx, first)
+                }
+                _ => FlowStatus::Running,
+            },
             step::SCREENSHOT => self.on_screenshot(ctx, None),
             step::TITLE => self.capture_done(ctx),
             // Input that got no reply within the budget: the page is busy; report it as
@@ -492,13 +614,12 @@ impl ActFlow {
                 Some(n) => (n.frame_id.clone(), n.backend_node_id),
                 None => (String::new(), 0),
             };
-            return self.fail(
-                ctx,
-                ActError::NoBox {
-                    frame_id,
-                    backend_node_id,
-                },
-            );
+            let error = ActError::NoBox {
+                frame_id,
+                backend_node_id,
+            };
+            // A node out of its document has no quads either: a ref's is looked up again.
+            return self.node_failed(ctx, error, true);
         };
         self.point = Some(centre);
         self.next_level(ctx)

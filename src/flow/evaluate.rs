@@ -11,6 +11,11 @@
 //! - An element: `DOM.resolveNode {backendNodeId}`, then one `Runtime.callFunctionOn` of the
 //!   expression wrapped by [`element_function`] (called with the element, its promise raced
 //!   the same way).
+//! - An element by ref whose node is gone (`DOM.resolveNode` finds no node, or the node is
+//!   no longer in its document: the wrapped function checks `isConnected` before the
+//!   expression runs): the ref is looked up once in a fresh tree of its frame
+//!   ([`Refetch`]: the same node, else the same `(role, name, nth)`, rebound), within the
+//!   budget, and the element path runs again on the node found; none found: `stale_ref`.
 //! - At the flow's deadline: `Runtime.terminateExecution` on the session (its reply does not
 //!   matter), a `timeout` error, done; the script's own reply, when it comes, is dropped.
 //! - A dialog that opens meanwhile (and that no policy answers) ends it as `blocked`.
@@ -21,8 +26,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use super::resolve_ref::{node_gone, Refetch};
 use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
-use crate::ax::ResolvedRef;
+use crate::ax::{AxError, ResolvedRef};
 use crate::cdp::CdpEvent;
 use crate::command::{CommandId, InFlight, Purpose};
 use crate::error::{CommandError, InputError};
@@ -38,10 +44,15 @@ mod step {
     pub const RACE: u16 = 1;
     pub const RESOLVE: u16 = 2;
     pub const CALL: u16 = 3;
+    pub const REFETCH: u16 = 4;
 }
 
 /// The rejection message of the in-page bound; its exception means "out of budget".
 const MARKER: &str = "cdp-supervisor: evaluate budget spent";
+
+/// The exception of an element function called on a ref's node that is no longer in its
+/// document (it is thrown before the expression runs).
+const DETACHED: &str = "cdp-supervisor: node detached";
 
 /// Called on the evaluate's object result with the budget left (ms): a promise (or any
 /// thenable) raced against it, anything else returned as is (then by value).
@@ -52,10 +63,16 @@ const LATE_REPLY_GRACE_S: f64 = 60.0;
 
 /// The element path's function: the embedder's function called with the element (as its
 /// argument and `this`), its promise raced like [`RACE`]. The expression goes between line
-/// breaks so a trailing line comment cannot swallow the closing parenthesis.
-fn element_function(expression: &str) -> String {
+/// breaks so a trailing line comment cannot swallow the closing parenthesis. `by_ref`: a
+/// node out of its document throws [`DETACHED`] first (a ref names a node shown).
+fn element_function(expression: &str, by_ref: bool) -> String {
+    let check = if by_ref {
+        format!("if (!this.isConnected) throw new Error('{DETACHED}'); ")
+    } else {
+        String::new()
+    };
     format!(
-        "function(ms) {{ const r = (\n{expression}\n).call(this, this); if (r === null || r === undefined || typeof r.then !== 'function') return r; return Promise.race([r, new Promise((_, reject) => setTimeout(() => reject(new Error('{MARKER}')), ms))]); }}"
+        "function(ms) {{ {check}const r = (\n{expression}\n).call(this, this); if (r === null || r === undefined || typeof r.then !== 'function') return r; return Promise.race([r, new Promise((_, reject) => setTimeout(() => reject(new Error('{MARKER}')), ms))]); }}"
     )
 }
 
@@ -180,6 +197,9 @@ pub(crate) struct EvaluateFlow {
     /// The dialog pending when it started (one the policy answers may be), so only a new
     /// one blocks it.
     dialog_at_start: Option<String>,
+    /// A ref's node looked up again (at most once: `refetched`).
+    refetch: Option<Box<Refetch>>,
+    refetched: bool,
 }
 
 /// A `Runtime.RemoteObject`, the parts an evaluate reads.
@@ -224,6 +244,8 @@ enum Read {
     /// An object to race or read by value.
     Object(String),
     Failed(EvalError),
+    /// The element is no longer in its document.
+    Detached,
 }
 
 impl EvaluateFlow {
@@ -250,6 +272,8 @@ impl EvaluateFlow {
             group: format!("cdp-supervisor-eval-{}", id.0),
             group_used: false,
             dialog_at_start,
+            refetch: None,
+            refetched: false,
         }
     }
 
@@ -292,11 +316,7 @@ impl EvaluateFlow {
     pub fn start(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
         let now = ctx.out.now();
         match self.plan.node {
-            Some(node) => {
-                self.group_used = true;
-                let params = json!({ "backendNodeId": node, "objectGroup": self.group });
-                self.send(ctx, "DOM.resolveNode", params, step::RESOLVE);
-            }
+            Some(node) => self.resolve_node(ctx, node),
             None => {
                 let mut params = json!({
                     "expression": self.expression,
@@ -312,6 +332,64 @@ impl EvaluateFlow {
             }
         }
         FlowStatus::Running
+    }
+
+    fn resolve_node(&mut self, ctx: &mut FlowCtx<'_>, node: i64) {
+        self.group_used = true;
+        let params = json!({ "backendNodeId": node, "objectGroup": self.group });
+        self.send(ctx, "DOM.resolveNode", params, step::RESOLVE);
+    }
+
+    /// The ref's node is gone: looks the ref up again once, else `stale_ref`.
+    fn refetch(&mut self, ctx: &mut FlowCtx<'_>, why: &str) -> FlowStatus {
+        let reference = match (&self.plan.reference, self.refetched) {
+            (Some(r), false) => r.clone(),
+            _ => return self.finish(ctx, Err(self.stale(why))),
+        };
+        self.refetched = true;
+        let tag = self.tag(step::REFETCH);
+        match Refetch::start(ctx, &reference, tag, self.deadline) {
+            Ok(r) => {
+                self.refetch = Some(Box::new(r));
+                FlowStatus::Running
+            }
+            Err(e) => {
+                let error = self.ref_error(e, why);
+                self.finish(ctx, Err(error))
+            }
+        }
+    }
+
+    /// The ref looked up again: the element path again on the node found.
+    fn on_refetched(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        cmd: &InFlight,
+        reply: Reply<'_>,
+    ) -> FlowStatus {
+        let Some(refetch) = self.refetch.take() else {
+            return FlowStatus::Running;
+        };
+        match refetch.on_reply(ctx, cmd, reply) {
+            Ok(found) if Some(found.backend_node_id) != self.plan.node => {
+                let node = found.backend_node_id;
+                self.plan.node = Some(node);
+                self.plan.target = match self.plan.target.split_once(" in ") {
+                    Some((_, frame)) => format!("element {node} in {frame}"),
+                    None => format!("element {node}"),
+                };
+                self.resolve_node(ctx, node);
+                FlowStatus::Running
+            }
+            Ok(_) => {
+                let why = "it is no longer in its document";
+                self.finish(ctx, Err(self.stale(why)))
+            }
+            Err(e) => {
+                let error = self.ref_error(e, "it is no longer in its document");
+                self.finish(ctx, Err(error))
+            }
+        }
     }
 
     pub fn deadline(&self) -> Option<f64> {
@@ -346,7 +424,11 @@ impl EvaluateFlow {
     ) -> Result<FlowStatus, InputError> {
         let now = ctx.out.now();
         let read = match (step, reply) {
+            (step::REFETCH, reply) => return Ok(self.on_refetched(ctx, cmd, reply)),
             (step::EVALUATE, Err(e)) if is_terminated(&e) => Read::Failed(self.timeout(true)),
+            (step::RESOLVE, Err(e)) if node_gone(&e.message) => {
+                return Ok(self.refetch(ctx, &e.message))
+            }
             (step::RESOLVE, Err(e)) => Read::Failed(self.stale(&e.message)),
             (_, Err(e)) => Read::Failed(EvalError::Command(e.into_command_error(&cmd.method))),
             (step::RESOLVE, Ok(r)) => {
@@ -354,7 +436,10 @@ impl EvaluateFlow {
                     Err(e) => Read::Failed(e),
                     Ok(Some(object)) => {
                         let params = json!({
-                            "functionDeclaration": element_function(&self.expression),
+                            "functionDeclaration": element_function(
+                                &self.expression,
+                                self.plan.reference.is_some(),
+                            ),
                             "objectId": object,
                             "arguments": [{ "value": self.page_ms(now) }],
                             "awaitPromise": true,
@@ -375,6 +460,7 @@ impl EvaluateFlow {
         Ok(match read {
             Read::Value(v) => self.finish(ctx, Ok(v)),
             Read::Failed(e) => self.finish(ctx, Err(e)),
+            Read::Detached => self.refetch(ctx, "it is no longer in its document"),
             Read::Object(object) => {
                 self.group_used = true;
                 let params = json!({
@@ -478,6 +564,17 @@ impl EvaluateFlow {
         }
     }
 
+    /// A ref that could not be looked up again: `stale_ref` (saying why its node went when
+    /// its frame's tree could not be had either).
+    fn ref_error(&self, e: AxError, why: &str) -> EvalError {
+        match e {
+            AxError::RootUnavailable { reason, .. } => self.stale(&format!(
+                "{why}, and its frame's tree could not be had: {reason}"
+            )),
+            other => other.into(),
+        }
+    }
+
     /// Reads an evaluate's or a call's result.
     fn read(&self, r: EvalResult, step: u16) -> Read {
         if let Some(details) = r.exception_details {
@@ -493,6 +590,9 @@ impl EvaluateFlow {
                 .unwrap_or_else(|| "an exception without a description".to_owned());
             if step != step::EVALUATE && description.contains(MARKER) {
                 return Read::Failed(self.timeout(false));
+            }
+            if step == step::CALL && description.contains(DETACHED) {
+                return Read::Detached;
             }
             return Read::Failed(EvalError::Exception {
                 target: self.plan.target.clone(),
