@@ -347,3 +347,86 @@ fn click_by_ref_on_a_button_inside_a_nested_oopif() {
         Ok(r) => panic!("a ref of a navigated frame was clicked: {r:?}"),
     }
 }
+
+/// A ref whose element was re-rendered (the same document, its DOM node replaced by an
+/// equal one) is found again by role, name and nth: an evaluate on the old ref runs on
+/// the new node, a click on the old ref runs the new button's handler. A ref whose element
+/// was removed with nothing equal in its place is `stale_ref`. In the nested OOPIF, so the
+/// fresh tree is asked on that frame's own session.
+#[test]
+fn a_re_rendered_element_is_found_again_by_its_old_ref() {
+    use cdp_supervisor::{Element, Evaluation};
+    let Some(w) = act_world("act-ref-re-rendered") else {
+        return;
+    };
+    let (_cross, nested) = open_top(&w);
+    let c = &w.client;
+    eval(
+        c,
+        Some(&nested),
+        "document.body.insertAdjacentHTML('beforeend', '<button id=again data-gen=1 onclick=\"window.hits = (window.hits || 0) + 1\">Again</button><button id=lone>Lone</button>'); 1",
+    );
+    let ax = c
+        .ax_snapshot(cdp_supervisor::ax::AxOptions::default())
+        .unwrap();
+    let find = |name: &str| {
+        ax.refs
+            .iter()
+            .find(|r| r.role == "button" && r.name == name)
+            .unwrap_or_else(|| panic!("no ref for {name}:\n{}", ax.text))
+            .clone()
+    };
+    let (again, lone) = (find("Again"), find("Lone"));
+    assert_eq!(again.frame_id, nested);
+    // Re-rendered: the old node removed, an equal one (a clone, its onclick attribute
+    // included) in its place.
+    let replace = |generation: u32| {
+        eval(
+            c,
+            Some(&nested),
+            &format!("(() => {{ const b = document.getElementById('again'); const n = b.cloneNode(true); n.dataset.gen = '{generation}'; b.replaceWith(n); return 1; }})()"),
+        );
+    };
+    replace(2);
+    let text =
+        Evaluation::new("el => el.dataset.gen + ' ' + el.textContent + ' ' + el.isConnected")
+            .on_element(Element::Ref(again.id.clone()));
+    assert_eq!(
+        c.evaluate(text.clone()).unwrap().value,
+        json!("2 Again true")
+    );
+
+    replace(3);
+    let r = act(
+        c,
+        Action::Click {
+            target: Target::Ref(again.id.clone()),
+        },
+    );
+    assert_eq!(eval(c, Some(&nested), "window.hits"), json!(1), "{r:?}");
+    assert_eq!(c.evaluate(text).unwrap().value, json!("3 Again true"));
+
+    // Removed, nothing equal in its place: stale, for an evaluate and for a click.
+    eval(
+        c,
+        Some(&nested),
+        "document.getElementById('lone').remove(); 1",
+    );
+    let on_lone = Evaluation::new("el => el.textContent").on_element(Element::Ref(lone.id.clone()));
+    match c.evaluate(on_lone) {
+        Err(e) => {
+            assert_eq!(e.code(), "stale_ref", "{e}");
+            assert!(e.to_string().contains("take a new snapshot"), "{e}");
+        }
+        Ok(v) => panic!("a removed element was evaluated: {v:?}"),
+    }
+    match c.act(
+        Action::Click {
+            target: Target::Ref(lone.id.clone()),
+        },
+        ActOptions::default(),
+    ) {
+        Err(e) => assert_eq!(e.code(), "stale_ref", "{e}"),
+        Ok(r) => panic!("a removed element was clicked: {r:?}"),
+    }
+}
