@@ -364,7 +364,7 @@ fn a_re_rendered_element_is_found_again_by_its_old_ref() {
     eval(
         c,
         Some(&nested),
-        "document.body.insertAdjacentHTML('beforeend', '<button id=again data-gen=1 onclick=\"window.hits = (window.hits || 0) + 1\">Again</button><button id=lone>Lone</button>'); 1",
+        "document.body.insertAdjacentHTML('beforeend', '<button id=again data-gen=1 onclick=\"window.hits = (window.hits || 0) + 1\">Again</button><button id=lone>Lone</button><input id=field aria-label=Field>'); 1",
     );
     let ax = c
         .ax_snapshot(cdp_supervisor::ax::AxOptions::default())
@@ -377,6 +377,12 @@ fn a_re_rendered_element_is_found_again_by_its_old_ref() {
             .clone()
     };
     let (again, lone) = (find("Again"), find("Lone"));
+    let field = ax
+        .refs
+        .iter()
+        .find(|r| r.role == "textbox" && r.name == "Field")
+        .unwrap_or_else(|| panic!("no ref for the field:\n{}", ax.text))
+        .clone();
     assert_eq!(again.frame_id, nested);
     // Re-rendered: the old node removed, an equal one (a clone, its onclick attribute
     // included) in its place.
@@ -405,6 +411,26 @@ fn a_re_rendered_element_is_found_again_by_its_old_ref() {
     );
     assert_eq!(eval(c, Some(&nested), "window.hits"), json!(1), "{r:?}");
     assert_eq!(c.evaluate(text).unwrap().value, json!("3 Again true"));
+
+    // `type` by the old ref of a re-rendered field (`DOM.focus` on the removed node answers
+    // "Element is not focusable"): the new field gets the text.
+    eval(
+        c,
+        Some(&nested),
+        "(() => { const f = document.getElementById('field'); f.replaceWith(f.cloneNode(true)); return 1; })()",
+    );
+    let r = act(
+        c,
+        Action::Type {
+            text: "hi".into(),
+            target: Some(Target::Ref(field.id.clone())),
+        },
+    );
+    assert_eq!(
+        eval(c, Some(&nested), "document.getElementById('field').value"),
+        json!("hi"),
+        "{r:?}"
+    );
 
     // Removed, nothing equal in its place: stale, for an evaluate and for a click.
     eval(
