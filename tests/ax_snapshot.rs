@@ -640,3 +640,29 @@ fn an_action_on_a_ref_whose_node_was_re_rendered_acts_on_the_new_node() {
     assert!(!h.sent_with("Input.dispatchKeyEvent").is_empty());
     assert!(acted(&h, id).is_empty());
 }
+
+#[test]
+fn a_ref_whose_node_is_still_shown_reports_the_first_error() {
+    use cdp_supervisor::act::{ActOptions, Action, Target};
+    let (mut h, fresh_tree) = snapshot_taken();
+    let typing = Action::Type {
+        target: Some(Target::Ref("e5".into())),
+        text: "hi".into(),
+    };
+    let id = h.sup.act(h.now, typing, ActOptions::default()).unwrap();
+    h.drain();
+    let focus = h.last_sent("DOM.focus").id;
+    h.reply_error(focus, -32000, "Element is not focusable");
+    let ask = h.last_sent("Accessibility.getFullAXTree").id;
+    h.reply(ask, &fresh_tree(5, "Go"));
+    let out = acted(&h, id);
+    assert_eq!(out.len(), 1);
+    let e = out[0].clone().unwrap_err();
+    assert!(e.to_string().contains("Element is not focusable"), "{e}");
+    assert_eq!(
+        h.sent_with("DOM.focus").len(),
+        1,
+        "not retried on the same node"
+    );
+    assert_eq!(h.sup.resolve_ref("e5").unwrap().backend_node_id, 5);
+}
