@@ -796,8 +796,11 @@ pub struct Driver {
     page_target: Option<String>,
     dialogs_opened: BTreeSet<String>,
     dialogs_pending: BTreeSet<String>,
-    /// Outcomes seen per command from `command` (capped) and `recover`.
+    /// Outcomes seen per command from `command` (capped) and `recover`, and per evaluate.
     commands: BTreeMap<u64, (u32, bool)>,
+    /// The ids of evaluates: capped by `max_commands_in_flight` too, but apart from
+    /// commands (the supervisor counts the two separately).
+    evaluates: BTreeSet<u64>,
     /// Outcomes seen per dialog answer the embedder asked for.
     answers: BTreeMap<u64, u32>,
     /// Whether each of those answers accepts (for close attribution).
@@ -836,6 +839,7 @@ impl Driver {
             dialogs_opened: BTreeSet::new(),
             dialogs_pending: BTreeSet::new(),
             commands: BTreeMap::new(),
+            evaluates: BTreeSet::new(),
             answers: BTreeMap::new(),
             answer_accepts: BTreeMap::new(),
             sent_on: BTreeMap::new(),
@@ -1544,7 +1548,8 @@ impl Driver {
         let result = self.sup.evaluate(self.now, &e);
         self.log(|| format!("evaluate {e:?} -> {result:?}"));
         if let Ok(id) = result {
-            self.commands.insert(id.0, (0, true));
+            self.commands.insert(id.0, (0, false));
+            self.evaluates.insert(id.0);
         }
         self.drain();
     }
@@ -2034,6 +2039,15 @@ impl Driver {
             assert!(
                 open <= self.sup.config().max_commands_in_flight,
                 "{open} capped commands in flight"
+            );
+            let running = self
+                .evaluates
+                .iter()
+                .filter(|id| self.commands.get(id).is_some_and(|(n, _)| *n == 0))
+                .count();
+            assert!(
+                running <= self.sup.config().max_commands_in_flight,
+                "{running} evaluates running"
             );
         }
         if c.dialogs_disjoint {
