@@ -112,8 +112,11 @@ impl Supervisor {
     /// consistent; nothing panics, whatever the input.
     pub fn handle_message(&mut self, now: f64, text: &str) -> Result<(), InputError> {
         self.out.advance(now);
-        let envelope = Envelope::parse(text).map_err(|e| classify_parse_error(text, e))?;
-        let result = self.handle_envelope(envelope);
+        let mut envelope = Envelope::empty();
+        envelope
+            .read(text)
+            .map_err(|e| classify_parse_error(text, e))?;
+        let result = self.handle_envelope(&mut envelope);
         self.update_page();
         result
     }
@@ -147,7 +150,7 @@ impl Supervisor {
 
     /// The entry point shared by [`Supervisor::handle_message`] and trace replay (which
     /// rewrites reply ids without re-serializing).
-    pub(crate) fn handle_envelope(&mut self, mut env: Envelope<'_>) -> Result<(), InputError> {
+    pub(crate) fn handle_envelope(&mut self, env: &mut Envelope<'_>) -> Result<(), InputError> {
         if let Some(id) = env.id {
             return self.on_reply(id, env.result, env.error);
         }
@@ -169,7 +172,7 @@ impl Supervisor {
     pub(crate) fn handle_envelope_at(
         &mut self,
         now: f64,
-        env: Envelope<'_>,
+        env: &mut Envelope<'_>,
     ) -> Result<(), InputError> {
         self.out.advance(now);
         let result = self.handle_envelope(env);
