@@ -463,11 +463,12 @@ impl Tab {
         text: String,
         context: Option<i64>,
     ) {
-        let Some((session_id, _)) = self.sessions.get_with_id(session) else {
+        // One lookup gives both the shared id and the frame.
+        let Some((session_id, s)) = self.sessions.get_with_id(session) else {
             return;
         };
         let session_id = Arc::clone(session_id);
-        let frame_id = self.console_frame(session, context);
+        let frame_id = context_or_own_frame(s, context);
         let entry = Arc::new(ConsoleEntry {
             level,
             text,
@@ -486,14 +487,7 @@ impl Tab {
     /// The frame a console message of `session` in execution context `context` came from:
     /// the context's frame, else the session's own frame.
     pub fn console_frame(&self, session: &str, context: Option<i64>) -> Option<Arc<str>> {
-        let s = self.sessions.get(session)?;
-        context
-            .and_then(|c| s.context_frame(c))
-            .cloned()
-            .or_else(|| match s.kind {
-                TargetKind::Page | TargetKind::Iframe => Some(s.target_id.clone()),
-                _ => None,
-            })
+        context_or_own_frame(self.sessions.get(session)?, context)
     }
 
     /// The events that are the tab's alone: the console, execution contexts, in-document
@@ -610,6 +604,18 @@ impl Tab {
         };
         (info, own_root)
     }
+}
+
+/// The frame of execution context `context` of session `s`, else the session's own frame
+/// (see [`Tab::console_frame`]).
+fn context_or_own_frame(s: &Session, context: Option<i64>) -> Option<Arc<str>> {
+    context
+        .and_then(|c| s.context_frame(c))
+        .cloned()
+        .or_else(|| match s.kind {
+            TargetKind::Page | TargetKind::Iframe => Some(s.target_id.clone()),
+            _ => None,
+        })
 }
 
 /// Which session owns a frame whose process changes.
