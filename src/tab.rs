@@ -469,6 +469,18 @@ impl Tab {
         };
         let session_id = Arc::clone(session_id);
         let frame_id = context_or_own_frame(s, context);
+        self.push_console(out, level, text, frame_id, session_id);
+    }
+
+    /// Adds an entry to the console ring and emits its diff.
+    fn push_console(
+        &mut self,
+        out: &mut Outbox,
+        level: ConsoleLevel,
+        text: String,
+        frame_id: Option<Arc<str>>,
+        session_id: Arc<str>,
+    ) {
         let entry = Arc::new(ConsoleEntry {
             level,
             text,
@@ -482,6 +494,28 @@ impl Tab {
             MAX_CONSOLE_ERRORS,
         );
         out.emit(Event::Diff(Diff::ConsoleError { entry }));
+    }
+
+    /// `Runtime.consoleAPICalled` of `session`: an error or assert is recorded. Returns
+    /// whether `session` is tracked (nothing is done if not), so that the hot path looks
+    /// the session up once.
+    pub fn on_console_called(
+        &mut self,
+        out: &mut Outbox,
+        session: &str,
+        ev: &mut cdp::ConsoleApiCalled<'_>,
+    ) -> bool {
+        let Some((session_id, s)) = self.sessions.get_with_id(session) else {
+            return false;
+        };
+        if let Some(level) = console_level(ev) {
+            if let Some(text) = ev.text.take() {
+                let session_id = Arc::clone(session_id);
+                let frame_id = context_or_own_frame(s, ev.execution_context_id);
+                self.push_console(out, level, text, frame_id, session_id);
+            }
+        }
+        true
     }
 
     /// The frame a console message of `session` in execution context `context` came from:
@@ -516,13 +550,7 @@ impl Tab {
             }
             E::ExecutionContextsCleared => self.on_context_event(session, ContextEvent::Cleared),
             E::ConsoleApiCalled(ev) => {
-                if let Some(level) = console_level(ev) {
-                    let Some(text) = ev.text.take() else {
-                        return true;
-                    };
-                    let context = ev.execution_context_id;
-                    self.record_console(out, session, level, text, context);
-                }
+                self.on_console_called(out, session, ev);
             }
             E::ExceptionThrown(ev) => {
                 let text = exception_text(&ev.exception_details);
