@@ -481,13 +481,30 @@ impl Tab {
         frame_id: Option<Arc<str>>,
         session_id: Arc<str>,
     ) {
-        let entry = Arc::new(ConsoleEntry {
+        let entry = ConsoleEntry {
             level,
             text,
             frame_id,
             session_id: Some(session_id),
             at: out.now(),
-        });
+        };
+        // A full ring drops its oldest entry: when nobody else holds it any more (the
+        // embedder drained its event), its allocation takes the new entry.
+        let evicted = if self.console_errors.len() >= MAX_CONSOLE_ERRORS {
+            self.console_errors.pop_front()
+        } else {
+            None
+        };
+        let entry = match evicted {
+            Some(mut old) => match Arc::get_mut(&mut old) {
+                Some(slot) => {
+                    *slot = entry;
+                    old
+                }
+                None => Arc::new(entry),
+            },
+            None => Arc::new(entry),
+        };
         push_ring(
             &mut self.console_errors,
             Arc::clone(&entry),
