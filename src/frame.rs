@@ -202,10 +202,14 @@ impl Frames {
 
     /// Frames whose owner is one of `sessions`, in knowledge order.
     pub fn owned_by(&self, sessions: &[String]) -> Vec<String> {
-        self.in_order()
+        // In insertion order, without a lookup per frame (`in_order` looks each one up).
+        let mut owned: Vec<&Frame> = self
+            .by_id
+            .values()
             .filter(|f| sessions.contains(&f.owner_session))
-            .map(|f| f.info.frame_id.clone())
-            .collect()
+            .collect();
+        owned.sort_unstable_by_key(|f| f.seq);
+        owned.iter().map(|f| f.info.frame_id.clone()).collect()
     }
 
     pub fn clear(&mut self) {

@@ -261,16 +261,14 @@ impl<'t, 'a> Replayer<'t, 'a> {
 
     fn feed(&mut self, sup: &mut Supervisor, index: usize, entry: &TraceEntry<'a>) {
         let Some(msg) = entry.msg else { return };
-        let mut env = match Envelope::parse(msg.get()) {
-            Ok(env) => env,
-            Err(e) => {
-                let error = InputError::Malformed {
-                    error: e.to_string(),
-                };
-                self.stats.input_errors.push((index, error));
-                return;
-            }
-        };
+        let mut env = Envelope::empty();
+        if let Err(e) = env.read(msg.get()) {
+            let error = InputError::Malformed {
+                error: e.to_string(),
+            };
+            self.stats.input_errors.push((index, error));
+            return;
+        }
         if let Some(recorded_id) = env.id {
             let ours = self.recorded.get(&recorded_id).and_then(|key| {
                 self.ours
@@ -290,7 +288,7 @@ impl<'t, 'a> Replayer<'t, 'a> {
             }
         }
         self.stats.fed += 1;
-        if let Err(e) = sup.handle_envelope_at(entry.t, env) {
+        if let Err(e) = sup.handle_envelope_at(entry.t, &mut env) {
             self.stats.input_errors.push((index, e));
         }
     }

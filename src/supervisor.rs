@@ -112,8 +112,11 @@ impl Supervisor {
     /// consistent; nothing panics, whatever the input.
     pub fn handle_message(&mut self, now: f64, text: &str) -> Result<(), InputError> {
         self.out.advance(now);
-        let envelope = Envelope::parse(text).map_err(|e| classify_parse_error(text, e))?;
-        let result = self.handle_envelope(envelope);
+        let mut envelope = Envelope::empty();
+        envelope
+            .read(text)
+            .map_err(|e| classify_parse_error(text, e))?;
+        let result = self.handle_envelope(&mut envelope);
         self.update_page();
         result
     }
@@ -147,7 +150,7 @@ impl Supervisor {
 
     /// The entry point shared by [`Supervisor::handle_message`] and trace replay (which
     /// rewrites reply ids without re-serializing).
-    pub(crate) fn handle_envelope(&mut self, mut env: Envelope<'_>) -> Result<(), InputError> {
+    pub(crate) fn handle_envelope(&mut self, env: &mut Envelope<'_>) -> Result<(), InputError> {
         if let Some(id) = env.id {
             return self.on_reply(id, env.result, env.error);
         }
@@ -169,7 +172,7 @@ impl Supervisor {
     pub(crate) fn handle_envelope_at(
         &mut self,
         now: f64,
-        env: Envelope<'_>,
+        env: &mut Envelope<'_>,
     ) -> Result<(), InputError> {
         self.out.advance(now);
         let result = self.handle_envelope(env);
@@ -191,18 +194,16 @@ impl Supervisor {
 
     /// When [`Supervisor::handle_timeout`] must be called next, if anything is pending.
     pub fn poll_timeout(&self) -> Option<f64> {
+        // Asked after every input: a plain fold, in this order, of what is pending.
+        let min = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let commands = self.out.commands_in_flight.next_deadline();
+        let next = min(commands, self.flows.next_deadline());
+        let next = min(next, self.dialogs.next_watchdog());
         // A stop's grace deadline, until it has passed (then the stop is ready).
-        let stop = self.stop_deadline.filter(|d| *d > self.out.now());
-        [
-            commands,
-            self.flows.next_deadline(),
-            self.dialogs.next_watchdog(),
-            stop,
-        ]
-        .into_iter()
-        .flatten()
-        .reduce(f64::min)
+        min(next, self.stop_deadline.filter(|d| *d > self.out.now()))
     }
 
     /// Transmits first, then events, then the next deadline: drain until `Timeout`.
@@ -620,6 +621,14 @@ impl Supervisor {
         mut event: CdpEvent<'_>,
     ) -> Result<(), InputError> {
         use CdpEvent as E;
+        // A console call of a tracked session, the bulk of a busy page, is the tab's alone:
+        // its session is looked up once, there (an untracked one goes the general way).
+        if let (E::ConsoleApiCalled(ev), Some(s)) = (&mut event, session) {
+            if self.tab.on_console_called(&mut self.out, s, ev) {
+                self.cascade().offer_event(session, &event);
+                return Ok(());
+            }
+        }
         let result = match &mut event {
             E::AttachedToTarget(ev) => self.on_attached_to_target(session, ev),
             // The params name the session; the envelope may be the browser (the page

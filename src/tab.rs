@@ -463,18 +463,48 @@ impl Tab {
         text: String,
         context: Option<i64>,
     ) {
-        let Some((session_id, _)) = self.sessions.get_with_id(session) else {
+        // One lookup gives both the shared id and the frame.
+        let Some((session_id, s)) = self.sessions.get_with_id(session) else {
             return;
         };
         let session_id = Arc::clone(session_id);
-        let frame_id = self.console_frame(session, context);
-        let entry = Arc::new(ConsoleEntry {
+        let frame_id = context_or_own_frame(s, context);
+        self.push_console(out, level, text, frame_id, session_id);
+    }
+
+    /// Adds an entry to the console ring and emits its diff.
+    fn push_console(
+        &mut self,
+        out: &mut Outbox,
+        level: ConsoleLevel,
+        text: String,
+        frame_id: Option<Arc<str>>,
+        session_id: Arc<str>,
+    ) {
+        let entry = ConsoleEntry {
             level,
             text,
             frame_id,
             session_id: Some(session_id),
             at: out.now(),
-        });
+        };
+        // A full ring drops its oldest entry: when nobody else holds it any more (the
+        // embedder drained its event), its allocation takes the new entry.
+        let evicted = if self.console_errors.len() >= MAX_CONSOLE_ERRORS {
+            self.console_errors.pop_front()
+        } else {
+            None
+        };
+        let entry = match evicted {
+            Some(mut old) => match Arc::get_mut(&mut old) {
+                Some(slot) => {
+                    *slot = entry;
+                    old
+                }
+                None => Arc::new(entry),
+            },
+            None => Arc::new(entry),
+        };
         push_ring(
             &mut self.console_errors,
             Arc::clone(&entry),
@@ -483,17 +513,32 @@ impl Tab {
         out.emit(Event::Diff(Diff::ConsoleError { entry }));
     }
 
+    /// `Runtime.consoleAPICalled` of `session`: an error or assert is recorded. Returns
+    /// whether `session` is tracked (nothing is done if not), so that the hot path looks
+    /// the session up once.
+    pub fn on_console_called(
+        &mut self,
+        out: &mut Outbox,
+        session: &str,
+        ev: &mut cdp::ConsoleApiCalled<'_>,
+    ) -> bool {
+        let Some((session_id, s)) = self.sessions.get_with_id(session) else {
+            return false;
+        };
+        if let Some(level) = console_level(ev) {
+            if let Some(text) = ev.text.take() {
+                let session_id = Arc::clone(session_id);
+                let frame_id = context_or_own_frame(s, ev.execution_context_id);
+                self.push_console(out, level, text, frame_id, session_id);
+            }
+        }
+        true
+    }
+
     /// The frame a console message of `session` in execution context `context` came from:
     /// the context's frame, else the session's own frame.
     pub fn console_frame(&self, session: &str, context: Option<i64>) -> Option<Arc<str>> {
-        let s = self.sessions.get(session)?;
-        context
-            .and_then(|c| s.context_frame(c))
-            .cloned()
-            .or_else(|| match s.kind {
-                TargetKind::Page | TargetKind::Iframe => Some(s.target_id.clone()),
-                _ => None,
-            })
+        context_or_own_frame(self.sessions.get(session)?, context)
     }
 
     /// The events that are the tab's alone: the console, execution contexts, in-document
@@ -522,13 +567,7 @@ impl Tab {
             }
             E::ExecutionContextsCleared => self.on_context_event(session, ContextEvent::Cleared),
             E::ConsoleApiCalled(ev) => {
-                if let Some(level) = console_level(ev) {
-                    let Some(text) = ev.text.take() else {
-                        return true;
-                    };
-                    let context = ev.execution_context_id;
-                    self.record_console(out, session, level, text, context);
-                }
+                self.on_console_called(out, session, ev);
             }
             E::ExceptionThrown(ev) => {
                 let text = exception_text(&ev.exception_details);
@@ -610,6 +649,18 @@ impl Tab {
         };
         (info, own_root)
     }
+}
+
+/// The frame of execution context `context` of session `s`, else the session's own frame
+/// (see [`Tab::console_frame`]).
+fn context_or_own_frame(s: &Session, context: Option<i64>) -> Option<Arc<str>> {
+    context
+        .and_then(|c| s.context_frame(c))
+        .cloned()
+        .or_else(|| match s.kind {
+            TargetKind::Page | TargetKind::Iframe => Some(s.target_id.clone()),
+            _ => None,
+        })
 }
 
 /// Which session owns a frame whose process changes.

@@ -62,11 +62,36 @@ impl<'a> Envelope<'a> {
     /// Parses one message. Fails on anything that is not a JSON object of the CDP shape,
     /// including params of a handled event that do not have that event's shape.
     pub fn parse(text: &'a str) -> Result<Self, serde_json::Error> {
+        let mut env = Envelope::empty();
+        env.read(text)?;
+        Ok(env)
+    }
+
+    /// An envelope with nothing set, for [`Envelope::read`].
+    pub(crate) fn empty() -> Self {
+        Envelope {
+            id: None,
+            method: None,
+            session_id: None,
+            params: Params::Absent,
+            result: None,
+            error: None,
+        }
+    }
+
+    /// [`Envelope::parse`] into `self` (an [`Envelope::empty`]), in place: the envelope is
+    /// written field by field where it lives instead of being returned through serde's
+    /// layers (each of which would copy it, a `memcpy` per layer for every message). On
+    /// an error `self` may be partly written and must not be used.
+    pub(crate) fn read(&mut self, text: &'a str) -> Result<(), serde_json::Error> {
         // serde would accept a JSON array for a struct; a CDP message is always an object.
         if !text.trim_start().starts_with('{') {
             return Err(de::Error::custom("a CDP message is a JSON object"));
         }
-        serde_json::from_str(text)
+        // What `serde_json::from_str` does: the value, then only whitespace to the end.
+        let mut d = serde_json::Deserializer::from_str(text);
+        EnvelopeSeed(self).deserialize(&mut d)?;
+        d.end()
     }
 
     /// The handled event this message carries, parsing raw params if needed:
@@ -140,48 +165,52 @@ impl<'de> DeserializeSeed<'de> for ParamsSeed<'_> {
 
 impl<'de> Deserialize<'de> for Envelope<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct EnvelopeVisitor;
-        impl<'de> Visitor<'de> for EnvelopeVisitor {
-            type Value = Envelope<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a CDP message object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope<'de>, A::Error> {
-                let mut env = Envelope {
-                    id: None,
-                    method: None,
-                    session_id: None,
-                    params: Params::Absent,
-                    result: None,
-                    error: None,
-                };
-                while let Some(key) = map.next_key::<Field>()? {
-                    match key {
-                        Field::Id => env.id = map.next_value()?,
-                        Field::Method => {
-                            env.method = map.next_value::<Option<BorrowedCow<'de>>>()?.map(|c| c.0)
-                        }
-                        Field::SessionId => {
-                            env.session_id =
-                                map.next_value::<Option<BorrowedCow<'de>>>()?.map(|c| c.0)
-                        }
-                        Field::Params => {
-                            env.params = match env.method.as_deref() {
-                                Some(m) => map.next_value_seed(ParamsSeed(m))?,
-                                None => Params::Raw(map.next_value()?),
-                            }
-                        }
-                        Field::Result => env.result = Some(map.next_value()?),
-                        Field::Error => env.error = Some(map.next_value()?),
-                        Field::Other => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
+        let mut env = Envelope::empty();
+        EnvelopeSeed(&mut env).deserialize(d)?;
+        Ok(env)
+    }
+}
+
+/// Reads a CDP message into an envelope in place (see [`Envelope::read`]).
+struct EnvelopeSeed<'e, 'de>(&'e mut Envelope<'de>);
+
+impl<'de> DeserializeSeed<'de> for EnvelopeSeed<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EnvelopeSeed<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a CDP message object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let env = self.0;
+        while let Some(key) = map.next_key::<Field>()? {
+            match key {
+                Field::Id => env.id = map.next_value()?,
+                Field::Method => {
+                    env.method = map.next_value::<Option<BorrowedCow<'de>>>()?.map(|c| c.0)
+                }
+                Field::SessionId => {
+                    env.session_id = map.next_value::<Option<BorrowedCow<'de>>>()?.map(|c| c.0)
+                }
+                Field::Params => {
+                    env.params = match env.method.as_deref() {
+                        Some(m) => map.next_value_seed(ParamsSeed(m))?,
+                        None => Params::Raw(map.next_value()?),
                     }
                 }
-                Ok(env)
+                Field::Result => env.result = Some(map.next_value()?),
+                Field::Error => env.error = Some(map.next_value()?),
+                Field::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
             }
         }
-        d.deserialize_map(EnvelopeVisitor)
+        Ok(())
     }
 }
 

@@ -23,10 +23,12 @@
 //!    as raw JSON to parse with [`crate::wire::parse`], or CDP's error), and a command that
 //!    ends without a reply (its deadline, its session gone or crashed, a disconnect) to
 //!    `on_failed` with the [`CommandError`] why. Nothing else of the supervisor sees them.
-//! 4. Events: every handled event is offered to `on_event` after the supervisor's own
-//!    rules ran, so a dialog that opened is already in `ctx.dialogs` (for "blocked by
-//!    d-N") and a console call's text is already in `ctx.tab`'s console ring (it is moved
-//!    out of the event). Return [`FlowStatus::Running`] to keep listening.
+//! 4. Events: the handled events a flow `wants` (its arm in [`AnyFlow::wants`]; no other
+//!    event reaches it, so a console call costs a flow that ignores it nothing) are
+//!    offered to `on_event` after the supervisor's own rules ran, so a dialog that opened
+//!    is already in `ctx.dialogs` (for "blocked by d-N") and a console call's text is
+//!    already in `ctx.tab`'s console ring (it is moved out of the event). Return
+//!    [`FlowStatus::Running`] to keep listening.
 //! 5. Deadline: `deadline()` is part of `poll_timeout`; when it is due, `on_timeout(ctx,
 //!    now)` runs. It must move or clear the deadline (a deadline left due is a busy loop,
 //!    which the property tests catch).
@@ -145,6 +147,27 @@ impl AnyFlow {
         }
     }
 
+    /// Whether `on_event` may do anything with `event`: the others are not offered (a
+    /// console call, the bulk of a busy page, costs no flow anything unless an action
+    /// runs). Must be true for every event a flow's `on_event` reads.
+    pub fn wants(&self, session: Option<&str>, event: &CdpEvent<'_>) -> bool {
+        match self {
+            // The page's own attach, at browser level.
+            AnyFlow::Attach(_) => {
+                session.is_none() && matches!(event, CdpEvent::AttachedToTarget(_))
+            }
+            AnyFlow::Evaluate(_) => {
+                matches!(
+                    event,
+                    CdpEvent::DialogOpening(_) | CdpEvent::RequestPaused(_)
+                )
+            }
+            AnyFlow::AxSnapshot(_) | AnyFlow::ResolveRef(_) => false,
+            // Console lines, dialogs, navigations and lifecycle of the tab.
+            AnyFlow::Act(_) => true,
+        }
+    }
+
     pub fn deadline(&self) -> Option<f64> {
         match self {
             AnyFlow::Attach(f) => f.deadline(),
@@ -209,8 +232,12 @@ impl Flows {
         session: Option<&str>,
         event: &CdpEvent<'_>,
     ) {
-        self.running
-            .retain_mut(|(_, flow)| flow.on_event(ctx, session, event) == FlowStatus::Running);
+        if !self.running.iter().any(|(_, f)| f.wants(session, event)) {
+            return;
+        }
+        self.running.retain_mut(|(_, flow)| {
+            !flow.wants(session, event) || flow.on_event(ctx, session, event) == FlowStatus::Running
+        });
     }
 
     /// How many evaluates are running.
