@@ -22,7 +22,6 @@ use crate::ax::{
     build_outline, resolve_ref, AxError, AxNode, AxOptions, AxSnapshot, FrameAx, FrameLeftOut,
     FrameNow, OutlineLimits, MAX_AX_FRAMES, MAX_AX_REFS,
 };
-use crate::cdp::CdpEvent;
 use crate::command::{CommandId, InFlight, Purpose};
 use crate::error::{CommandError, InputError};
 use crate::event::Event;
@@ -321,15 +320,6 @@ impl AxSnapshotFlow {
     /// The snapshot's budget is spent: what has not answered is left out.
     pub fn on_timeout(&mut self, ctx: &mut FlowCtx<'_>, _now: f64) -> FlowStatus {
         self.finish(ctx)
-    }
-
-    pub fn on_event(
-        &mut self,
-        _ctx: &mut FlowCtx<'_>,
-        _session: Option<&str>,
-        _event: &CdpEvent<'_>,
-    ) -> FlowStatus {
-        FlowStatus::Running
     }
 
     pub fn on_reply(

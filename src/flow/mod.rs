@@ -9,8 +9,8 @@
 //!
 //! 1. A module `flow/evaluate.rs` with `struct EvaluateFlow` (its state: the embedder's
 //!    [`CommandId`](crate::CommandId) to answer, the session, its deadline, what it waits
-//!    for) and the five methods [`AnyFlow`] dispatches to: `on_reply`, `on_failed`,
-//!    `on_event`, `deadline`, `on_timeout` (copy their signatures from
+//!    for) and the methods [`AnyFlow`] dispatches to: `on_reply`, `on_failed`,
+//!    `deadline`, `on_timeout`, and `on_event` if it wants events (copy their signatures from
 //!    [`attach::AttachFlow`]). Add the variant `AnyFlow::Evaluate(EvaluateFlow)` and one
 //!    arm per method in [`AnyFlow`]'s `impl`.
 //! 2. Start it from a public method in `supervisor.rs` (the only `impl Supervisor`):
@@ -141,8 +141,8 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.on_event(ctx, session, event),
             AnyFlow::Evaluate(f) => f.on_event(ctx, session, event),
-            AnyFlow::AxSnapshot(f) => f.on_event(ctx, session, event),
-            AnyFlow::ResolveRef(f) => f.on_event(ctx, session, event),
+            // They want no event (`wants`): nothing to offer.
+            AnyFlow::AxSnapshot(_) | AnyFlow::ResolveRef(_) => FlowStatus::Running,
             AnyFlow::Act(f) => f.on_event(ctx, session, event),
         }
     }

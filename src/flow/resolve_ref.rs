@@ -14,7 +14,6 @@
 use super::ax_snapshot::{error_code, resolve, tree_params};
 use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
 use crate::ax::{resolve_in_tree, AxError, AxNode, AxRef, ResolvedRef};
-use crate::cdp::CdpEvent;
 use crate::command::{CommandId, InFlight, Purpose};
 use crate::error::{CommandError, InputError};
 use crate::event::Event;
@@ -161,15 +160,6 @@ impl ResolveRefFlow {
         let why = "no answer within the call's deadline".into();
         let error = self.refetch.failed(why, "timeout");
         self.finish(ctx, Err(error))
-    }
-
-    pub fn on_event(
-        &mut self,
-        _ctx: &mut FlowCtx<'_>,
-        _session: Option<&str>,
-        _event: &CdpEvent<'_>,
-    ) -> FlowStatus {
-        FlowStatus::Running
     }
 
     pub fn on_reply(
