@@ -285,10 +285,10 @@ pub fn timeout_ms(value: Option<&Value>, default: Duration) -> Result<Duration, 
                 .as_f64()
                 .filter(|t| t.is_finite() && *t > 0.0)
                 .ok_or_else(|| bad(v))?;
-            // Clamped first, so the conversion cannot fail; the fallback is unreachable.
-            let secs = (ms / 1000.0).min(MAX_CDP_TIMEOUT.as_secs_f64());
-            Ok(Duration::try_from_secs_f64(secs)
-                .map_or(MAX_CDP_TIMEOUT, |d| d.min(MAX_CDP_TIMEOUT)))
+            // Clamped to the cap in microseconds first; a float-to-integer `as` saturates, so
+            // no number can make this panic.
+            let micros = (ms * 1000.0).min(MAX_CDP_TIMEOUT.as_secs_f64() * 1e6);
+            Ok(Duration::from_micros(micros as u64).min(MAX_CDP_TIMEOUT))
         }
     }
 }

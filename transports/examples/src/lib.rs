@@ -153,5 +153,6 @@ impl Agent {
 /// ```
 pub fn wait_until(deadline: Option<f64>, now: f64) -> Duration {
     let secs = deadline.map_or(1.0, |d| d - now).clamp(0.001, 1.0);
-    Duration::try_from_secs_f64(secs).unwrap_or(Duration::from_secs(1))
+    // In [1 ms, 1 s] by the clamp (NaN gives 0, then 1 ms): the conversion cannot fail.
+    Duration::from_micros((secs * 1e6) as u64).max(Duration::from_millis(1))
 }
