@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use bridge_site::BridgeSite;
 use cdp_supervisor::{ClosedBy, ClosedDialog, DialogAction, DialogPolicy, Event, Snapshot};
-use cdp_supervisor_blocking::{Browser, Client, ClientEvent, CommandUpdate};
+use cdp_supervisor_blocking::{Browser, Client, ClientEvent};
 use dialog_proxy::DialogProxy;
 use serde_json::{json, Value};
 use support::blocking::*;
@@ -381,28 +381,11 @@ fn bridge_dialog_blocks_the_evaluate_that_raised_it() {
         return;
     };
     let frames = open_site(&w);
-    let pending = w
-        .client
-        .start_command(
-            Some(&frames.cross),
-            "Runtime.evaluate",
-            json!({"expression": "confirm('in the way') ? 'yes' : 'no'", "returnByValue": true}),
-            WAIT,
-        )
-        .unwrap();
-    let CommandUpdate::Blocked { dialog_id } = pending.next_update(WAIT).unwrap() else {
-        panic!("expected a blocked update first");
-    };
-    let snap = w.client.snapshot().unwrap();
-    assert_eq!(snap.pending_dialogs[0].id, dialog_id);
-    assert_eq!(snap.pending_dialogs[0].frame_id, frames.cross);
-    w.client
-        .respond_dialog(DialogAction::Accept, None, Some(&dialog_id))
-        .unwrap();
-    let CommandUpdate::Finished(Ok(result)) = pending.next_update(WAIT).unwrap() else {
-        panic!("expected the evaluation to finish");
-    };
-    let result: Value = serde_json::from_str(&result).unwrap();
+    let result = blocked_until_accepted(
+        &w.client,
+        &frames.cross,
+        "confirm('in the way') ? 'yes' : 'no'",
+    );
     assert_eq!(result["result"]["value"], json!("yes"));
     assert!(w.proxy.as_ref().unwrap().closed().is_empty());
 }

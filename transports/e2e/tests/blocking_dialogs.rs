@@ -5,7 +5,7 @@ mod support;
 use std::time::Duration;
 
 use cdp_supervisor::{ClosedBy, CommandError, DialogAction, DialogPolicy, PageState};
-use cdp_supervisor_blocking::{Client, ClientError, CommandUpdate};
+use cdp_supervisor_blocking::{Client, ClientError};
 use serde_json::{json, Value};
 use support::blocking::*;
 
@@ -181,25 +181,7 @@ fn evaluate_that_raises_an_alert_is_blocked_at_once() {
         return;
     };
     let frames = open_demo(&w);
-    let pending = w
-        .client
-        .start_command(
-            Some(&frames.cross),
-            "Runtime.evaluate",
-            json!({"expression": "alert('in the way'); 42", "returnByValue": true}),
-            WAIT,
-        )
-        .unwrap();
-    let CommandUpdate::Blocked { dialog_id } = pending.next_update(WAIT).unwrap() else {
-        panic!("expected a blocked update first");
-    };
-    let snap = w.client.snapshot().unwrap();
-    assert_eq!(snap.pending_dialogs[0].id, dialog_id);
-    assert_eq!(snap.pending_dialogs[0].frame_id, frames.cross);
-    w.client
-        .respond_dialog(DialogAction::Accept, None, Some(&dialog_id))
-        .unwrap();
-    let result: Value = serde_json::from_str(&pending.wait().unwrap()).unwrap();
+    let result = blocked_until_accepted(&w.client, &frames.cross, "alert('in the way'); 42");
     assert_eq!(result["result"]["value"], json!(42));
 }
 

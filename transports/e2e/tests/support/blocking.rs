@@ -179,3 +179,28 @@ pub fn wait_closed(client: &Client, id: &str) -> cdp_supervisor::ClosedDialog {
         .unwrap()
         .clone()
 }
+
+/// Runs `expression` in `frame`, which must raise a dialog there: the command is reported
+/// blocked by that dialog at once (the snapshot names it, in that frame), the dialog is
+/// accepted, and the command's own reply, which comes after the answer, is returned.
+pub fn blocked_until_accepted(client: &Client, frame: &str, expression: &str) -> Value {
+    use cdp_supervisor_blocking::{CommandUpdate, DialogAction};
+    let pending = client
+        .start_command(
+            Some(frame),
+            "Runtime.evaluate",
+            json!({ "expression": expression, "returnByValue": true }),
+            WAIT,
+        )
+        .unwrap();
+    let CommandUpdate::Blocked { dialog_id } = pending.next_update(WAIT).unwrap() else {
+        panic!("expected a blocked update first");
+    };
+    let snap = client.snapshot().unwrap();
+    assert_eq!(snap.pending_dialogs[0].id, dialog_id);
+    assert_eq!(snap.pending_dialogs[0].frame_id, frame);
+    client
+        .respond_dialog(DialogAction::Accept, None, Some(&dialog_id))
+        .unwrap();
+    serde_json::from_str(&pending.wait().unwrap()).unwrap()
+}
