@@ -274,6 +274,14 @@ impl Drop for Sidecar {
     }
 }
 
+/// Sends `stop` with `id`: the answer says stopped, and the sidecar exits 0.
+fn stop_exits_0(cli: &mut Sidecar, id: i64) {
+    cli.send(json!({"id": id, "cmd": "stop"}));
+    let stopped = cli.expect("stop", is_result(id));
+    assert_eq!(stopped["stopped"], true, "{stopped}");
+    assert_eq!(exit_code(cli, WAIT), Some(0));
+}
+
 /// Waits up to `within` for the sidecar to exit and returns its code.
 fn exit_code(cli: &mut Sidecar, within: Duration) -> Option<i32> {
     let end = Instant::now() + within;
@@ -524,9 +532,7 @@ fn watch_ax_snapshot_sees_every_frame() {
         (Some("error"), Some("stale_ref")),
         "{e}"
     );
-    cli.send(json!({"id": 4, "cmd": "stop"}));
-    cli.expect("stopped", is_result(4));
-    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+    stop_exits_0(&mut cli, 4);
 }
 
 /// The rest of the sidecar protocol: `--policy` and `--dialog-timeout` on the command
@@ -658,10 +664,7 @@ fn watch_flags_errors_settle_recover_and_stop() {
     });
     assert_eq!(closed["dialog"]["closed_by"], "auto_policy", "{closed}");
 
-    cli.send(json!({"id": 10, "cmd": "stop"}));
-    let stopped = cli.expect("stop", is_result(10));
-    assert_eq!(stopped["stopped"], true, "{stopped}");
-    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+    stop_exits_0(&mut cli, 10);
 }
 
 /// The README's main job, `watch --demo`: the sidecar launches its own headless
@@ -925,9 +928,7 @@ fn watch_evaluate() {
         "after"
     );
 
-    cli.send(json!({"id": 6, "cmd": "stop"}));
-    cli.expect("stopped", is_result(6));
-    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+    stop_exits_0(&mut cli, 6);
 }
 
 /// `watch --format text` (the default on a terminal): a line per change for a person: the
