@@ -161,3 +161,20 @@ pub fn config(args: &Args) -> Config {
     }
     config
 }
+
+/// The warning when `--fallback-local` replaces a `--cdp` endpoint that cannot be reached
+/// (`watch` and `mcp` say the same), its secrets redacted.
+pub fn fallback_warning(url: &str, error: &dyn std::fmt::Display) -> String {
+    format!(
+        "the browser at {} could not be reached ({error}); supervising a local headless Chromium instead",
+        cdp_supervisor_driver::endpoint::redact_url(url)
+    )
+}
+
+/// The error when a `--cdp` endpoint cannot be reached and there is no `--fallback-local`.
+pub fn unreachable_error(url: &str, error: &dyn std::fmt::Display) -> String {
+    format!(
+        "cannot reach the browser at {}: {error}; check the URL, or add --fallback-local to supervise a local Chromium instead",
+        cdp_supervisor_driver::endpoint::redact_url(url)
+    )
+}

@@ -19,10 +19,9 @@ use cdp_supervisor::ax::AxOptions;
 use cdp_supervisor::evaluate::{Element, Evaluation};
 use cdp_supervisor::{DialogAction, Snapshot};
 use cdp_supervisor_blocking::{Browser, Client, Options};
-use cdp_supervisor_driver::endpoint::redact_url;
 use serde_json::{json, Value};
 
-use crate::args::{config, Args, Failure};
+use crate::args::{config, fallback_warning, unreachable_error, Args, Failure};
 
 /// A stdin line longer than this is refused (and skipped) without being kept in memory.
 const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
@@ -79,22 +78,14 @@ impl<'a> Session<'a> {
                 Some(url) => match Client::connect(url, self.options()) {
                     Ok(c) => c,
                     Err(e) if self.args.fallback_local => {
-                        let warning = format!(
-                            "the browser at {} could not be reached ({e}); supervising a local headless Chromium instead",
-                            redact_url(url)
-                        );
+                        let warning = fallback_warning(url, &e);
                         eprintln!("cdp-supervise: warning: {warning}");
                         self.warning = Some(warning);
                         Client::launch(self.options()).map_err(|e| {
                             format!("could not launch the local Chromium either: {e}")
                         })?
                     }
-                    Err(e) => {
-                        return Err(format!(
-                            "cannot reach the browser at {}: {e}; check the URL, or start the server with --fallback-local to use a local Chromium",
-                            redact_url(url)
-                        ))
-                    }
+                    Err(e) => return Err(unreachable_error(url, &e)),
                 },
                 None if self.args.headed => {
                     let browser = Browser::launch_headed().map_err(|e| {

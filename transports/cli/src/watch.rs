@@ -17,9 +17,8 @@ use cdp_supervisor_blocking::{
 };
 use serde_json::{json, Value};
 
-use crate::args::{config, runtime, Args, Failure};
+use crate::args::{config, fallback_warning, runtime, unreachable_error, Args, Failure};
 use crate::emit;
-use cdp_supervisor_driver::endpoint::redact_url;
 
 /// How long `watch` waits for the page to be live before navigating it.
 const LIVE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -67,21 +66,13 @@ pub fn watch(args: Args) -> Result<(), Failure> {
                 (None, client)
             }
             Err(e) if args.fallback_local => {
-                let warning = format!(
-                    "the browser at {} could not be reached ({e}); supervising a local headless Chromium instead",
-                    redact_url(url)
-                );
+                let warning = fallback_warning(url, &e);
                 eprintln!("cdp-supervise: warning: {warning}");
                 emit(&json!({"type": "warning", "message": warning}).to_string());
                 let (b, local) = launch()?;
                 (Some(b), connect(&local, events_tx)?)
             }
-            Err(e) => {
-                return Err(runtime(format!(
-                    "cannot reach the browser at {}: {e}; check the URL, or add --fallback-local to supervise a local Chromium instead",
-                    redact_url(url)
-                )))
-            }
+            Err(e) => return Err(runtime(unreachable_error(url, &e))),
         },
         None => {
             let (b, local) = launch()?;
