@@ -154,15 +154,15 @@ impl Supervisor {
         if let Some(id) = env.id {
             return self.on_reply(id, env.result, env.error);
         }
-        let Some(method) = env.method.clone() else {
+        let Some(method) = env.method.as_deref() else {
             return Err(InputError::NeitherIdNorMethod);
         };
-        match env.take_event() {
-            Ok(Some(event)) => self.on_event(&method, env.session_id.as_deref(), event),
+        match env.params.event_mut(method) {
+            Ok(Some(event)) => self.on_event(method, env.session_id.as_deref(), event),
             // Events the supervisor does not use were skipped unparsed.
             Ok(None) => Ok(()),
             Err(e) => Err(InputError::BadParams {
-                method: method.into_owned(),
+                method: method.to_owned(),
                 error: e.to_string(),
             }),
         }
@@ -618,18 +618,18 @@ impl Supervisor {
         &mut self,
         method: &str,
         session: Option<&str>,
-        mut event: CdpEvent<'_>,
+        event: &mut CdpEvent<'_>,
     ) -> Result<(), InputError> {
         use CdpEvent as E;
         // A console call of a tracked session, the bulk of a busy page, is the tab's alone:
         // its session is looked up once, there (an untracked one goes the general way).
-        if let (E::ConsoleApiCalled(ev), Some(s)) = (&mut event, session) {
+        if let (E::ConsoleApiCalled(ev), Some(s)) = (&mut *event, session) {
             if self.tab.on_console_called(&mut self.out, s, ev) {
-                self.cascade().offer_event(session, &event);
+                self.cascade().offer_event(session, event);
                 return Ok(());
             }
         }
-        let result = match &mut event {
+        let result = match &mut *event {
             E::AttachedToTarget(ev) => self.on_attached_to_target(session, ev),
             // The params name the session; the envelope may be the browser (the page
             // session itself) or a parent. Unknown ones were dropped with their frame.
@@ -639,7 +639,7 @@ impl Supervisor {
             }
             _ => match session.filter(|s| self.tab.sessions.contains(s)) {
                 Some(session) => {
-                    self.on_session_event(session, &mut event);
+                    self.on_session_event(session, event);
                     Ok(())
                 }
                 None => Err(InputError::UnknownSession {
@@ -648,7 +648,7 @@ impl Supervisor {
                 }),
             },
         };
-        self.cascade().offer_event(session, &event);
+        self.cascade().offer_event(session, event);
         result
     }
 

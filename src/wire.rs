@@ -93,24 +93,32 @@ impl<'a> Envelope<'a> {
         EnvelopeSeed(self).deserialize(&mut d)?;
         d.end()
     }
+}
 
-    /// The handled event this message carries, parsing raw params if needed:
-    /// `Ok(None)` for events the supervisor does not handle.
-    pub(crate) fn take_event(&mut self) -> Result<Option<CdpEvent<'a>>, serde_json::Error> {
-        let Some(method) = self.method.as_deref() else {
-            return Ok(None);
+impl<'a> Params<'a> {
+    /// The handled event of a message with `method`, parsing raw params if needed:
+    /// `Ok(None)` for events the supervisor does not handle. Borrowed where the envelope
+    /// holds it: the event is handled in place rather than moved out (one copy less of
+    /// every console call).
+    pub(crate) fn event_mut(
+        &mut self,
+        method: &str,
+    ) -> Result<Option<&mut CdpEvent<'a>>, serde_json::Error> {
+        let raw = match *self {
+            Params::Event(_) | Params::Skipped => None,
+            Params::Raw(raw) => Some(raw.get()),
+            Params::Absent => Some("{}"),
         };
-        match std::mem::replace(&mut self.params, Params::Skipped) {
+        if let Some(raw) = raw {
+            let mut d = serde_json::Deserializer::from_str(raw);
+            *self = match deserialize_event(method, &mut d)? {
+                Some(ev) => Params::Event(ev),
+                None => Params::Skipped,
+            };
+        }
+        match self {
             Params::Event(ev) => Ok(Some(ev)),
-            Params::Skipped => Ok(None),
-            Params::Raw(raw) => {
-                let mut d = serde_json::Deserializer::from_str(raw.get());
-                deserialize_event(method, &mut d)
-            }
-            Params::Absent => {
-                let mut d = serde_json::Deserializer::from_str("{}");
-                deserialize_event(method, &mut d)
-            }
+            _ => Ok(None),
         }
     }
 }
@@ -404,11 +412,11 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(
-            e.take_event(),
+            e.params.event_mut("Page.frameAttached"),
             Ok(Some(CdpEvent::FrameAttached(_)))
         ));
         let mut e =
             Envelope::parse(r#"{"method":"Network.dataReceived","params":{"x":[1]}}"#).unwrap();
-        assert!(matches!(e.take_event(), Ok(None)));
+        assert!(matches!(e.params.event_mut("Page.frameAttached"), Ok(None)));
     }
 }
