@@ -60,7 +60,13 @@ pub(crate) struct PageTrack {
 /// The page, its sessions and frames, and the console ring.
 #[derive(Debug, Default)]
 pub(crate) struct Tab {
-    pub page: Option<PageTrack>,
+    /// Changed only through [`Tab::page_mut`] and [`Tab::set_page`], which mark it touched.
+    page: Option<PageTrack>,
+    /// Whether `page` may have changed since [`Tab::update_page`] last looked.
+    page_touched: bool,
+    /// What else the page entry was last computed from: the enable timeout and the
+    /// wedged dialog.
+    page_inputs: (f64, Option<String>),
     last_page_info: Option<PageInfo>,
     pub sessions: Sessions,
     pub frames: Frames,
@@ -81,6 +87,22 @@ const EVALUATING_METHODS: &[&str] = &[
 impl Tab {
     // ---- the page --------------------------------------------------------------------
 
+    pub fn page(&self) -> Option<&PageTrack> {
+        self.page.as_ref()
+    }
+
+    /// The page, to change it: marks it for [`Tab::update_page`].
+    pub fn page_mut(&mut self) -> Option<&mut PageTrack> {
+        self.page_touched = true;
+        self.page.as_mut()
+    }
+
+    /// A new page to supervise.
+    pub fn set_page(&mut self, page: PageTrack) {
+        self.page_touched = true;
+        self.page = Some(page);
+    }
+
     pub fn page_session(&self) -> Option<&str> {
         self.page.as_ref().and_then(|p| p.session_id.as_deref())
     }
@@ -91,7 +113,7 @@ impl Tab {
 
     /// Sets the page's phase, if there is a page.
     pub fn set_phase(&mut self, phase: PagePhase) {
-        if let Some(p) = self.page.as_mut() {
+        if let Some(p) = self.page_mut() {
             p.phase = phase;
             if phase == PagePhase::Detached {
                 p.session_id = None;
@@ -99,9 +121,20 @@ impl Tab {
         }
     }
 
-    /// Emits a `page` diff when the page entry changed. Runs after every input, so it
-    /// compares in place and builds a new entry only on a change.
+    /// Emits a `page` diff when the page entry changed. Runs after every input, and most
+    /// inputs change nothing the entry is made of (the page, the enable timeout, the wedged
+    /// dialog): then it returns at once. Otherwise it compares in place and builds a new
+    /// entry only on a change.
     pub fn update_page(&mut self, out: &mut Outbox, enable_timeout_s: f64, wedged: Option<&str>) {
+        let same_inputs =
+            self.page_inputs.0 == enable_timeout_s && self.page_inputs.1.as_deref() == wedged;
+        if same_inputs && !self.page_touched {
+            return;
+        }
+        self.page_touched = false;
+        if !same_inputs {
+            self.page_inputs = (enable_timeout_s, wedged.map(str::to_owned));
+        }
         let unchanged = match (&self.page, &self.last_page_info) {
             (None, None) => true,
             (Some(p), Some(last)) => {
@@ -284,7 +317,7 @@ impl Tab {
         }
         if navigated && self.page_target() == Some(id.as_str()) {
             // A crashed tab that navigates has a new renderer.
-            if let Some(p) = self.page.as_mut().filter(|p| p.phase == PagePhase::Crashed) {
+            if let Some(p) = self.page_mut().filter(|p| p.phase == PagePhase::Crashed) {
                 p.phase = PagePhase::Attached;
             }
             if let Some(s) = self.page_session().map(str::to_owned) {
@@ -373,7 +406,7 @@ impl Tab {
     /// Remembers the top frame's URL (for `recover`) when `frame_id` is the top.
     pub fn note_top_url(&mut self, frame_id: &str) {
         let url = self.frames.get(frame_id).map(|f| f.info.url.clone());
-        if let (Some(p), Some(url)) = (self.page.as_mut(), url) {
+        if let (Some(p), Some(url)) = (self.page_mut(), url) {
             if p.target_id == frame_id {
                 p.url = url;
             }

@@ -89,7 +89,7 @@ impl AttachFlow {
     pub fn on_timeout(&mut self, ctx: &mut FlowCtx<'_>, now: f64) -> FlowStatus {
         if self.enable_deadline.is_some_and(|d| d <= now) {
             self.enable_deadline = None;
-            if let Some(p) = ctx.tab.page.as_mut() {
+            if let Some(p) = ctx.tab.page_mut() {
                 if p.enable == EnableState::Pending {
                     p.enable = EnableState::Overdue;
                 }
@@ -117,15 +117,14 @@ impl AttachFlow {
                     session_id: None,
                     message: e.message,
                 });
-                if let Some(p) = ctx.tab.page.as_mut() {
+                if let Some(p) = ctx.tab.page_mut() {
                     p.phase = PagePhase::Detached;
                 }
             }
             (step::PAGE_ENABLE, _) => {
                 let current = ctx
                     .tab
-                    .page
-                    .as_mut()
+                    .page_mut()
                     .filter(|p| p.session_id == cmd.session_id);
                 if let Some(p) = current {
                     p.enable = EnableState::Done;
@@ -180,8 +179,7 @@ impl AttachFlow {
         if let (None, CdpEvent::AttachedToTarget(ev)) = (session, event) {
             let ours = ctx
                 .tab
-                .page
-                .as_ref()
+                .page()
                 .is_some_and(|p| p.target_id == ev.target_info.target_id.as_ref());
             if ours && ev.target_info.kind == "page" {
                 self.on_page_attached(ctx, &ev.session_id);
@@ -199,8 +197,7 @@ impl AttachFlow {
         let mut pages = targets.target_infos.iter().filter(|t| t.kind == "page");
         let wanted = ctx
             .tab
-            .page
-            .as_ref()
+            .page()
             .map(|p| p.target_id.clone())
             .or_else(|| ctx.config.target_id.clone());
         let chosen = match &wanted {
@@ -209,13 +206,13 @@ impl AttachFlow {
         };
         let Some(chosen) = chosen else {
             ctx.out.warn(Warning::NoPageTarget { wanted });
-            if let Some(p) = ctx.tab.page.as_mut() {
+            if let Some(p) = ctx.tab.page_mut() {
                 p.phase = PagePhase::Detached;
             }
             return Ok(());
         };
         let target_id = chosen.target_id.to_string();
-        ctx.tab.page = Some(PageTrack {
+        ctx.tab.set_page(PageTrack {
             target_id: target_id.clone(),
             session_id: None,
             phase: PagePhase::Attaching,
@@ -239,7 +236,7 @@ impl AttachFlow {
 
     /// Step 3: the page session is known.
     fn on_page_attached(&mut self, ctx: &mut FlowCtx<'_>, session_id: &str) {
-        let Some(page) = ctx.tab.page.as_mut() else {
+        let Some(page) = ctx.tab.page_mut() else {
             return;
         };
         if page.session_id.as_deref() == Some(session_id) || page.phase != PagePhase::Attaching {
