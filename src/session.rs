@@ -119,12 +119,35 @@ impl Session {
     pub fn context_frame(&self, id: i64) -> Option<&Arc<str>> {
         self.contexts.iter().find(|(c, _)| *c == id).map(|(_, f)| f)
     }
+
+    /// The frame a console message in execution context `context` came from: the
+    /// context's frame, else the session's own frame.
+    pub fn frame_of_context(&self, context: Option<i64>) -> Option<Arc<str>> {
+        context
+            .and_then(|c| self.context_frame(c))
+            .cloned()
+            .or_else(|| match self.kind {
+                TargetKind::Page | TargetKind::Iframe => Some(self.target_id.clone()),
+                _ => None,
+            })
+    }
+}
+
+/// Where a console message came from: its session's id as stored and its frame.
+#[derive(Debug, Clone)]
+pub(crate) struct ConsoleSource {
+    pub session_id: Arc<str>,
+    pub frame_id: Option<Arc<str>>,
 }
 
 /// Every attached session.
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
-    pub by_id: BTreeMap<Arc<str>, Session>,
+    by_id: BTreeMap<Arc<str>, Session>,
+    /// The last console source found: session id, execution context, and what they gave.
+    /// A busy page logs from one context in bursts, and this spares each line the map
+    /// lookup. Every change to the sessions (all go through the methods below) drops it.
+    last_console_source: Option<(Option<i64>, ConsoleSource)>,
 }
 
 impl Sessions {
@@ -132,12 +155,25 @@ impl Sessions {
         self.by_id.get(id)
     }
 
-    /// The session with its id as stored (shared, for records that name it).
-    pub fn get_with_id(&self, id: &str) -> Option<(&Arc<str>, &Session)> {
-        self.by_id.get_key_value(id)
+    /// Where a console message of session `id` in execution context `context` came from
+    /// (see [`Session::frame_of_context`]); `None` if the session is not tracked.
+    pub fn console_source(&mut self, id: &str, context: Option<i64>) -> Option<ConsoleSource> {
+        if let Some((c, source)) = &self.last_console_source {
+            if *c == context && *source.session_id == *id {
+                return Some(source.clone());
+            }
+        }
+        let (session_id, s) = self.by_id.get_key_value(id)?;
+        let source = ConsoleSource {
+            session_id: Arc::clone(session_id),
+            frame_id: s.frame_of_context(context),
+        };
+        self.last_console_source = Some((context, source.clone()));
+        Some(source)
     }
 
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Session> {
+        self.last_console_source = None;
         self.by_id.get_mut(id)
     }
 
@@ -145,12 +181,24 @@ impl Sessions {
         self.by_id.contains_key(id)
     }
 
+    /// Every session's id, in order.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.by_id.keys().map(|k| &**k)
+    }
+
     pub fn len(&self) -> usize {
         self.by_id.len()
     }
 
     pub fn insert(&mut self, id: &str, session: Session) {
+        self.last_console_source = None;
         self.by_id.insert(id.into(), session);
+    }
+
+    /// Forgets a session; whether it was tracked.
+    pub fn remove(&mut self, id: &str) -> bool {
+        self.last_console_source = None;
+        self.by_id.remove(id).is_some()
     }
 
     /// `id` and every session below it, parents first (see [chromium_facts](crate::manual::chromium_facts), a navigation drops nested sessions silently: nested sessions vanish with
@@ -181,6 +229,38 @@ impl Sessions {
     }
 
     pub fn clear(&mut self) {
+        self.last_console_source = None;
         self.by_id.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn console_source_follows_every_change_to_the_sessions() {
+        let mut sessions = Sessions::default();
+        assert!(sessions.console_source("S", Some(1)).is_none());
+        sessions.insert("S", Session::new("T", TargetKind::Page, None));
+        let frame = |s: &mut Sessions, ctx| s.console_source("S", ctx).and_then(|c| c.frame_id);
+        assert_eq!(frame(&mut sessions, Some(1)).as_deref(), Some("T"));
+        // A new context of the session moves its lines to the context's frame.
+        sessions.get_mut("S").unwrap().add_context(1, "F");
+        assert_eq!(frame(&mut sessions, Some(1)).as_deref(), Some("F"));
+        assert_eq!(frame(&mut sessions, Some(1)).as_deref(), Some("F"));
+        assert_eq!(frame(&mut sessions, Some(2)).as_deref(), Some("T"));
+        sessions.get_mut("S").unwrap().clear_contexts();
+        assert_eq!(frame(&mut sessions, Some(1)).as_deref(), Some("T"));
+        // A session replaced under the same id, then gone.
+        sessions.insert("S", Session::new("W", TargetKind::Worker, None));
+        assert_eq!(frame(&mut sessions, Some(1)), None);
+        assert!(sessions.console_source("S", Some(1)).is_some());
+        assert!(sessions.remove("S"));
+        assert!(sessions.console_source("S", Some(1)).is_none());
+        sessions.insert("S", Session::new("T", TargetKind::Page, None));
+        assert!(sessions.console_source("S", None).is_some());
+        sessions.clear();
+        assert!(sessions.console_source("S", None).is_none());
     }
 }

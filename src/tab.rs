@@ -18,7 +18,7 @@ use crate::event::Event;
 use crate::frame::Frames;
 use crate::limits::MAX_CONSOLE_ERRORS;
 use crate::outbox::Outbox;
-use crate::session::{Session, Sessions, TargetKind};
+use crate::session::{ConsoleSource, Session, Sessions, TargetKind};
 use crate::snapshot::{
     push_ring, ConsoleEntry, ConsoleLevel, Diff, FrameInfo, PageInfo, PageState,
 };
@@ -443,7 +443,7 @@ impl Tab {
     pub fn remove_sessions(&mut self, ids: &[String]) -> (Vec<String>, Vec<String>) {
         let removed: Vec<String> = ids
             .iter()
-            .filter(|id| self.sessions.by_id.remove(id.as_str()).is_some())
+            .filter(|id| self.sessions.remove(id))
             .cloned()
             .collect();
         let mut orphaned = Vec::new();
@@ -471,7 +471,7 @@ impl Tab {
 
     /// Every tracked session's id.
     pub fn session_ids(&self) -> Vec<String> {
-        self.sessions.by_id.keys().map(|k| k.to_string()).collect()
+        self.sessions.ids().map(str::to_owned).collect()
     }
 
     /// Emits `frame_removed` for every frame and forgets frames and sessions.
@@ -496,13 +496,9 @@ impl Tab {
         text: String,
         context: Option<i64>,
     ) {
-        // One lookup gives both the shared id and the frame.
-        let Some((session_id, s)) = self.sessions.get_with_id(session) else {
-            return;
-        };
-        let session_id = Arc::clone(session_id);
-        let frame_id = context_or_own_frame(s, context);
-        self.push_console(out, level, text, frame_id, session_id);
+        if let Some(source) = self.sessions.console_source(session, context) {
+            self.push_console(out, level, text, source);
+        }
     }
 
     /// Adds an entry to the console ring and emits its diff.
@@ -511,14 +507,13 @@ impl Tab {
         out: &mut Outbox,
         level: ConsoleLevel,
         text: String,
-        frame_id: Option<Arc<str>>,
-        session_id: Arc<str>,
+        source: ConsoleSource,
     ) {
         let entry = ConsoleEntry {
             level,
             text,
-            frame_id,
-            session_id: Some(session_id),
+            frame_id: source.frame_id,
+            session_id: Some(source.session_id),
             at: out.now(),
         };
         // A full ring drops its oldest entry: when nobody else holds it any more (the
@@ -555,15 +550,17 @@ impl Tab {
         session: &str,
         ev: &mut cdp::ConsoleApiCalled<'_>,
     ) -> bool {
-        let Some((session_id, s)) = self.sessions.get_with_id(session) else {
+        let Some(level) = console_level(ev) else {
+            return self.sessions.contains(session);
+        };
+        let Some(source) = self
+            .sessions
+            .console_source(session, ev.execution_context_id)
+        else {
             return false;
         };
-        if let Some(level) = console_level(ev) {
-            if let Some(text) = ev.text.take() {
-                let session_id = Arc::clone(session_id);
-                let frame_id = context_or_own_frame(s, ev.execution_context_id);
-                self.push_console(out, level, text, frame_id, session_id);
-            }
+        if let Some(text) = ev.text.take() {
+            self.push_console(out, level, text, source);
         }
         true
     }
@@ -571,7 +568,7 @@ impl Tab {
     /// The frame a console message of `session` in execution context `context` came from:
     /// the context's frame, else the session's own frame.
     pub fn console_frame(&self, session: &str, context: Option<i64>) -> Option<Arc<str>> {
-        context_or_own_frame(self.sessions.get(session)?, context)
+        self.sessions.get(session)?.frame_of_context(context)
     }
 
     /// The events that are the tab's alone: the console, execution contexts, in-document
@@ -682,18 +679,6 @@ impl Tab {
         };
         (info, own_root)
     }
-}
-
-/// The frame of execution context `context` of session `s`, else the session's own frame
-/// (see [`Tab::console_frame`]).
-fn context_or_own_frame(s: &Session, context: Option<i64>) -> Option<Arc<str>> {
-    context
-        .and_then(|c| s.context_frame(c))
-        .cloned()
-        .or_else(|| match s.kind {
-            TargetKind::Page | TargetKind::Iframe => Some(s.target_id.clone()),
-            _ => None,
-        })
 }
 
 /// Which session owns a frame whose process changes.
