@@ -157,19 +157,20 @@ impl Sessions {
 
     /// Where a console message of session `id` in execution context `context` came from
     /// (see [`Session::frame_of_context`]); `None` if the session is not tracked.
-    pub fn console_source(&mut self, id: &str, context: Option<i64>) -> Option<ConsoleSource> {
-        if let Some((c, source)) = &self.last_console_source {
-            if *c == context && *source.session_id == *id {
-                return Some(source.clone());
-            }
+    pub fn console_source(&mut self, id: &str, context: Option<i64>) -> Option<&ConsoleSource> {
+        let hit = self
+            .last_console_source
+            .as_ref()
+            .is_some_and(|(c, source)| *c == context && *source.session_id == *id);
+        if !hit {
+            let (session_id, s) = self.by_id.get_key_value(id)?;
+            let source = ConsoleSource {
+                session_id: Arc::clone(session_id),
+                frame_id: s.frame_of_context(context),
+            };
+            self.last_console_source = Some((context, source));
         }
-        let (session_id, s) = self.by_id.get_key_value(id)?;
-        let source = ConsoleSource {
-            session_id: Arc::clone(session_id),
-            frame_id: s.frame_of_context(context),
-        };
-        self.last_console_source = Some((context, source.clone()));
-        Some(source)
+        self.last_console_source.as_ref().map(|(_, source)| source)
     }
 
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Session> {
@@ -243,7 +244,7 @@ mod tests {
         let mut sessions = Sessions::default();
         assert!(sessions.console_source("S", Some(1)).is_none());
         sessions.insert("S", Session::new("T", TargetKind::Page, None));
-        let frame = |s: &mut Sessions, ctx| s.console_source("S", ctx).and_then(|c| c.frame_id);
+        let frame = |s: &mut Sessions, ctx| s.console_source("S", ctx)?.frame_id.clone();
         assert_eq!(frame(&mut sessions, Some(1)).as_deref(), Some("T"));
         // A new context of the session moves its lines to the context's frame.
         sessions.get_mut("S").unwrap().add_context(1, "F");

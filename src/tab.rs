@@ -497,48 +497,8 @@ impl Tab {
         context: Option<i64>,
     ) {
         if let Some(source) = self.sessions.console_source(session, context) {
-            self.push_console(out, level, text, source);
+            push_console(&mut self.console_errors, out, level, text, source);
         }
-    }
-
-    /// Adds an entry to the console ring and emits its diff.
-    fn push_console(
-        &mut self,
-        out: &mut Outbox,
-        level: ConsoleLevel,
-        text: String,
-        source: ConsoleSource,
-    ) {
-        let entry = ConsoleEntry {
-            level,
-            text,
-            frame_id: source.frame_id,
-            session_id: Some(source.session_id),
-            at: out.now(),
-        };
-        // A full ring drops its oldest entry: when nobody else holds it any more (the
-        // embedder drained its event), its allocation takes the new entry.
-        let evicted = if self.console_errors.len() >= MAX_CONSOLE_ERRORS {
-            self.console_errors.pop_front()
-        } else {
-            None
-        };
-        let entry = match evicted {
-            Some(mut old) => match Arc::get_mut(&mut old) {
-                Some(slot) => {
-                    *slot = entry;
-                    old
-                }
-                None => Arc::new(entry),
-            },
-            None => Arc::new(entry),
-        };
-        push_ring(
-            &mut self.console_errors,
-            Arc::clone(&entry),
-            MAX_CONSOLE_ERRORS,
-        );
-        out.emit(Event::Diff(Diff::ConsoleError { entry }));
     }
 
     /// `Runtime.consoleAPICalled` of `session`: an error or assert is recorded. Returns
@@ -560,7 +520,7 @@ impl Tab {
             return false;
         };
         if let Some(text) = ev.text.take() {
-            self.push_console(out, level, text, source);
+            push_console(&mut self.console_errors, out, level, text, source);
         }
         true
     }
@@ -679,6 +639,61 @@ impl Tab {
         };
         (info, own_root)
     }
+}
+
+/// Adds an entry to the console ring and emits its diff.
+fn push_console(
+    ring: &mut VecDeque<Arc<ConsoleEntry>>,
+    out: &mut Outbox,
+    level: ConsoleLevel,
+    text: String,
+    source: &ConsoleSource,
+) {
+    // A full ring drops its oldest entry: when nobody else holds it any more (the embedder
+    // drained its event), its allocation takes the new entry, and its ids stay when they
+    // are the new ones (a burst comes from one frame: each id kept saves a count up and
+    // down).
+    let evicted = if ring.len() >= MAX_CONSOLE_ERRORS {
+        ring.pop_front()
+    } else {
+        None
+    };
+    let at = out.now();
+    let fresh = |text| {
+        Arc::new(ConsoleEntry {
+            level,
+            text,
+            frame_id: source.frame_id.clone(),
+            session_id: Some(Arc::clone(&source.session_id)),
+            at,
+        })
+    };
+    let entry = match evicted {
+        Some(mut old) => match Arc::get_mut(&mut old) {
+            Some(slot) => {
+                slot.level = level;
+                slot.text = text;
+                slot.at = at;
+                let same_session =
+                    (slot.session_id.as_ref()).is_some_and(|s| Arc::ptr_eq(s, &source.session_id));
+                if !same_session {
+                    slot.session_id = Some(Arc::clone(&source.session_id));
+                }
+                let same_frame = match (&slot.frame_id, &source.frame_id) {
+                    (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                    (a, b) => a.is_none() && b.is_none(),
+                };
+                if !same_frame {
+                    slot.frame_id = source.frame_id.clone();
+                }
+                old
+            }
+            None => fresh(text),
+        },
+        None => fresh(text),
+    };
+    push_ring(ring, Arc::clone(&entry), MAX_CONSOLE_ERRORS);
+    out.emit(Event::Diff(Diff::ConsoleError { entry }));
 }
 
 /// Which session owns a frame whose process changes.
