@@ -43,39 +43,32 @@ impl Frames {
     }
 
     /// The frame is an OOPIF with its own `session`: the one place that sets `is_oopif`,
-    /// `session_id` and the owning session together. Returns the info before and after.
-    pub fn make_oopif(&mut self, id: &str, session: &str) -> Option<(FrameInfo, FrameInfo)> {
-        let frame = self.by_id.get_mut(id)?;
-        let before = frame.info.clone();
-        frame.owner_session = session.to_owned();
-        frame.info.is_oopif = true;
-        frame.info.session_id = Some(session.to_owned());
-        Some((before, frame.info.clone()))
+    /// `session_id` and the owning session together.
+    pub fn make_oopif(&mut self, id: &str, session: &str) {
+        if let Some(frame) = self.by_id.get_mut(id) {
+            frame.owner_session.replace_range(.., session);
+            frame.info.is_oopif = true;
+            match &mut frame.info.session_id {
+                Some(s) => s.replace_range(.., session),
+                none => *none = Some(session.to_owned()),
+            }
+        }
     }
 
     /// The frame went back in-process, owned by `parent_session` (the other half of
     /// [`Frames::make_oopif`]).
-    pub fn make_in_process(
-        &mut self,
-        id: &str,
-        parent_session: &str,
-    ) -> Option<(FrameInfo, FrameInfo)> {
-        let frame = self.by_id.get_mut(id)?;
-        let before = frame.info.clone();
-        frame.owner_session = parent_session.to_owned();
-        frame.info.is_oopif = false;
-        frame.info.session_id = None;
-        Some((before, frame.info.clone()))
+    pub fn make_in_process(&mut self, id: &str, parent_session: &str) {
+        if let Some(frame) = self.by_id.get_mut(id) {
+            frame.owner_session.replace_range(.., parent_session);
+            frame.info.is_oopif = false;
+            frame.info.session_id = None;
+        }
     }
 
     /// Applies `change` to a frame's info, keeping the parent index right and refusing a
-    /// frame that would be its own parent. Returns the info before and after, or `None`
-    /// for an unknown frame.
-    pub fn change(
-        &mut self,
-        id: &str,
-        change: impl FnOnce(&mut FrameInfo),
-    ) -> Option<(FrameInfo, FrameInfo)> {
+    /// frame that would be its own parent. Returns the info before, or `None` for an
+    /// unknown frame.
+    pub fn change(&mut self, id: &str, change: impl FnOnce(&mut FrameInfo)) -> Option<FrameInfo> {
         let frame = self.by_id.get_mut(id)?;
         let before = frame.info.clone();
         change(&mut frame.info);
@@ -83,14 +76,17 @@ impl Frames {
         frame.info.is_oopif = before.is_oopif;
         frame.info.session_id.clone_from(&before.session_id);
         if frame.info.parent_frame_id.as_deref() == Some(id) {
-            frame.info.parent_frame_id = before.parent_frame_id.clone();
+            frame
+                .info
+                .parent_frame_id
+                .clone_from(&before.parent_frame_id);
         }
-        let after = frame.info.clone();
-        if before.parent_frame_id != after.parent_frame_id {
+        if before.parent_frame_id != frame.info.parent_frame_id {
+            let after = frame.info.parent_frame_id.clone();
             self.unlink(id, before.parent_frame_id.as_deref());
-            self.link(id, after.parent_frame_id.as_deref());
+            self.link(id, after.as_deref());
         }
-        Some((before, after))
+        Some(before)
     }
 
     pub fn len(&self) -> usize {

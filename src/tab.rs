@@ -379,18 +379,19 @@ impl Tab {
         change: impl FnOnce(&mut FrameInfo),
         owner: Option<Owner<'_>>,
     ) {
-        let Some((before, mut after)) = self.frames.change(frame_id, change) else {
+        let Some(before) = self.frames.change(frame_id, change) else {
             return;
         };
-        let moved = match owner {
+        match owner {
             Some(Owner::Own(session)) => self.frames.make_oopif(frame_id, session),
             Some(Owner::Parent(session)) => self.frames.make_in_process(frame_id, session),
-            None => None,
-        };
-        if let Some((_, a)) = moved {
-            after = a;
+            None => {}
         }
-        emit_if_changed(out, Some((before, after)));
+        if let Some(f) = self.frames.get(frame_id).filter(|f| f.info != before) {
+            out.emit(Event::Diff(Diff::FrameUpdated {
+                frame: f.info.clone(),
+            }));
+        }
     }
 
     /// What the dialog rules may read of the tab.
@@ -405,11 +406,12 @@ impl Tab {
 
     /// Remembers the top frame's URL (for `recover`) when `frame_id` is the top.
     pub fn note_top_url(&mut self, frame_id: &str) {
+        if self.page_target() != Some(frame_id) {
+            return;
+        }
         let url = self.frames.get(frame_id).map(|f| f.info.url.clone());
         if let (Some(p), Some(url)) = (self.page_mut(), url) {
-            if p.target_id == frame_id {
-                p.url = url;
-            }
+            p.url = url;
         }
     }
 
@@ -710,14 +712,6 @@ pub(crate) enum ContextEvent<'a> {
     Created(i64, &'a str, Option<&'a str>),
     Destroyed(i64),
     Cleared,
-}
-
-fn emit_if_changed(out: &mut Outbox, changed: Option<(FrameInfo, FrameInfo)>) {
-    if let Some((before, after)) = changed {
-        if after != before {
-            out.emit(Event::Diff(Diff::FrameUpdated { frame: after }));
-        }
-    }
 }
 
 /// The page's state, and why when it is blocked. The reason names the recovery, never a
