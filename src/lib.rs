@@ -41,8 +41,11 @@
 //! - `Outbox` (`outbox.rs`): the clock, command ids, commands in flight, output queues.
 //! - `Dialogs` (`dialogs.rs`): every dialog rule, one record per answer in flight.
 //! - `Tab` (`tab.rs`): the page, sessions, frames, routing, the console ring.
+//! - `lifecycle.rs`: targets and frames coming and going, applied across the components
+//!   with the removal cascade of `cascade.rs`.
 //! - Flows (`flow/`): multi-step jobs as small state machines: the attach flow first, the
-//!   act flow of [`act`] (agent actions), the evaluate flow.
+//!   act flow of [`act`] (agent actions), the evaluate flow, the accessibility snapshot and
+//!   ref flows; `flow/begin.rs` checks an agent call and starts its flow.
 //! - [`evaluate`]: evaluate under one budget ([`Supervisor::evaluate`], answered by
 //!   [`Event::Evaluated`]): any frame, element targets, a stuck script terminated at the
 //!   deadline; the rules in [`manual::rules`], "Evaluate under one budget".
@@ -74,6 +77,7 @@ mod event;
 mod flow;
 pub mod frame;
 pub mod keys;
+mod lifecycle;
 pub mod limits;
 pub mod manual;
 mod outbox;

@@ -41,6 +41,7 @@
 pub(crate) mod act;
 pub(crate) mod attach;
 pub(crate) mod ax_snapshot;
+mod begin;
 pub(crate) mod evaluate;
 pub(crate) mod resolve_ref;
 
