@@ -46,6 +46,8 @@
 //! - Flows (`flow/`): multi-step jobs as small state machines: the attach flow first, the
 //!   act flow of [`act`] (agent actions), the evaluate flow, the accessibility snapshot and
 //!   ref flows; `flow/begin.rs` checks an agent call and starts its flow.
+//! - [`ax`]: the accessibility outline of the whole tab and its refs; [`keys`]: key names
+//!   and typed text as `Input.dispatchKeyEvent` parameters.
 //! - [`evaluate`]: evaluate under one budget ([`Supervisor::evaluate`], answered by
 //!   [`Event::Evaluated`]): any frame, element targets, a stuck script terminated at the
 //!   deadline; the rules in [`manual::rules`], "Evaluate under one budget".
@@ -105,9 +107,10 @@ pub use supervisor::Supervisor;
 pub use wire::OutgoingCommand;
 
 /// The README's Rust snippets that use only the core, compiled and run as doc tests so
-/// they cannot drift (the transports' snippets are marked `ignore`: their own crates'
-/// doc tests cover them, and the quickstart is `transports/blocking/examples/quickstart.rs`
-/// verbatim, run by CI and checked equal by that crate's `readme` test).
+/// they cannot drift. The one `ignore`d snippet, the quickstart, needs a transport: it is
+/// `transports/blocking/examples/quickstart.rs` verbatim, run by CI and checked equal by
+/// that crate's `readme` test. (`transports/README.md`'s snippets compile as doc tests of
+/// `cdp-supervisor-e2e`.)
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
