@@ -85,15 +85,11 @@ pub(crate) async fn run(
                 None
             }
             (Action::Connect, _) => {
-                let (url, ws) = match open(&endpoint).await {
-                    Ok(opened) => opened,
-                    Err(e) => {
-                        run.connect_failed(clock.now(), e.to_string());
-                        continue;
-                    }
-                };
-                socket = Some(ws);
-                run.connected(clock.now(), &url);
+                let opened = open(&endpoint).await.map(|(url, ws)| {
+                    socket = Some(ws);
+                    url
+                });
+                run.connect_outcome(clock.now(), opened);
                 None
             }
         };
