@@ -20,13 +20,43 @@
 /// (`None` after `wait`, [`ClientError::Closed`](crate::ClientError::Closed) when
 /// disconnected).
 ///
-/// The blocking transport writes:
+/// A blocking client on a loop with no browser (it answers from the supervisor's state;
+/// a transport's `start` opens the socket and runs the loop of the crate docs):
 ///
-/// ```ignore
+/// ```
+/// use cdp_supervisor_driver::{ClientError, ClientEvent, CommandUpdate, LoopDriver, Options, Request};
+/// use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+/// use std::time::Duration;
+///
+/// pub struct Client { requests: Sender<Request> }
+/// pub struct PendingCommand { updates: Receiver<CommandUpdate> }
 /// cdp_supervisor_driver::client_api! {
-///     async: [], await: [], channel: std::sync::mpsc::channel, try_send: send,
-///     example: "the example on [`Client`]", launch: Browser::launch(),
+///     async: [], await: [], channel: mpsc::channel, try_send: send,
+///     example: "this example", launch: unreachable!("no `launch` feature here"),
 /// }
+///
+/// impl Client {
+///     fn start(_: &str, options: Options, _: Option<Sender<ClientEvent>>) -> Result<Client, ClientError> {
+///         let (requests, rx) = mpsc::channel();
+///         let mut run = LoopDriver::new(&options, 0.0).map_err(ClientError::Record)?;
+///         std::thread::spawn(move || rx.into_iter().for_each(|r| run.request(0.0, r)));
+///         Ok(Client { requests })
+///     }
+/// }
+///
+/// fn recv_within<T>(rx: &Receiver<T>, wait: Duration) -> Result<Option<T>, ClientError> {
+///     match rx.recv_timeout(wait) {
+///         Ok(item) => Ok(Some(item)),
+///         Err(RecvTimeoutError::Timeout) => Ok(None),
+///         Err(RecvTimeoutError::Disconnected) => Err(ClientError::Closed),
+///     }
+/// }
+///
+/// let client = Client::connect("ws://127.0.0.1:1/devtools/browser/b", Options::default())?;
+/// assert!(client.snapshot()?.pending_dialogs.is_empty());
+/// let never = client.wait_for(Duration::from_millis(50), "a page", |s| s.page.is_some());
+/// assert_eq!(never.err().map(|e| e.code()), Some("timeout"));
+/// # Ok::<(), ClientError>(())
 /// ```
 #[doc(hidden)]
 #[macro_export]

@@ -372,11 +372,8 @@ pub fn untrusted_certificate(cause: &(dyn std::error::Error + 'static)) -> Optio
 /// Writes a transport's `fn tls_error(e: tungstenite::Error) -> String`: a failed
 /// WebSocket handshake in words, [`untrusted_certificate`]'s when rustls refused the
 /// server's certificate (hidden: both transports speak tungstenite, which this crate does
-/// not depend on; `tungstenite` and the `tls` feature are the caller's).
-///
-/// ```ignore
-/// cdp_supervisor_driver::tls_error_fn!();
-/// ```
+/// not depend on; `tungstenite` and the `tls` feature are the caller's): a transport's
+/// I/O module writes `cdp_supervisor_driver::tls_error_fn!();`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! tls_error_fn {
