@@ -8,8 +8,9 @@
 //! API, is `cdp-supervisor-blocking`.
 //!
 //! With the default `launch` feature, [`Client::launch`] starts a headless Chromium
-//! (`cdp-supervisor-chromium`) and closes it when the client drops. Example (run by CI
-//! against a real Chromium): `cargo run -p cdp-supervisor-smol --example smol_quickstart`.
+//! (`cdp-supervisor-chromium`, on a helper thread) and closes it when the client drops.
+//! Example (run by CI against a real Chromium): `cargo run -p cdp-supervisor-smol
+//! --example smol_quickstart`.
 //!
 //! `connect` and `launch` return once the page is live (or blocked by a dialog an
 //! earlier client left open: then [`Client::recover`] releases it), within
