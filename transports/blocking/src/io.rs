@@ -8,7 +8,7 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
-use cdp_supervisor_driver::endpoint::{untrusted_certificate, ws_address, HTTP_TIMEOUT};
+use cdp_supervisor_driver::endpoint::{tcp_address, HTTP_TIMEOUT};
 #[cfg(not(feature = "launch"))]
 use cdp_supervisor_driver::endpoint::{Endpoint, EndpointError};
 use cdp_supervisor_driver::limits::{MAX_MESSAGE_SIZE, READ_BUFFER_SIZE};
@@ -112,16 +112,9 @@ pub(crate) fn run(
 /// Resolves `endpoint` and opens the WebSocket.
 pub(crate) fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
     let url = resolve(endpoint)?;
-    let err = |error: String| ClientError::Connect {
-        url: cdp_supervisor_driver::endpoint::redact_url(&url),
-        error,
-    };
-    let (address, tls) = ws_address(&url).map_err(err)?;
-    if tls && !cfg!(feature = "tls") {
-        return Err(err(
-            "wss:// needs TLS, which this build leaves out: enable the `tls` feature of cdp-supervisor-blocking".into(),
-        ));
-    }
+    let err = |error| ClientError::connect(&url, error);
+    let address = tcp_address(&url, cfg!(feature = "tls"), "cdp-supervisor-blocking");
+    let address = address.map_err(err)?;
     let stream = connect_tcp(&address).map_err(err)?;
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_MESSAGE_SIZE))
@@ -150,19 +143,7 @@ fn handshake_error(
     }
 }
 
-fn tls_error(e: tungstenite::Error) -> String {
-    // rustls's verdict arrives as the TLS error itself or inside the stream's I/O error,
-    // depending on where the handshake was when it failed.
-    let cause: Option<&(dyn std::error::Error + 'static)> = match &e {
-        #[cfg(feature = "tls")]
-        tungstenite::Error::Tls(tungstenite::error::TlsError::Rustls(inner)) => Some(&**inner),
-        tungstenite::Error::Io(io) => io.get_ref().map(|inner| inner as _),
-        _ => None,
-    };
-    cause
-        .and_then(untrusted_certificate)
-        .unwrap_or_else(|| e.to_string())
-}
+cdp_supervisor_driver::tls_error_fn!();
 
 /// The WebSocket URL of `endpoint`, asking `/json/version` for an `http://` one.
 fn resolve(endpoint: &str) -> Result<String, ClientError> {

@@ -369,6 +369,55 @@ pub fn untrusted_certificate(cause: &(dyn std::error::Error + 'static)) -> Optio
     None
 }
 
+/// Writes a transport's `fn tls_error(e: tungstenite::Error) -> String`: a failed
+/// WebSocket handshake in words, [`untrusted_certificate`]'s when rustls refused the
+/// server's certificate (hidden: both transports speak tungstenite, which this crate does
+/// not depend on; `tungstenite` and the `tls` feature are the caller's): a transport's
+/// I/O module writes `cdp_supervisor_driver::tls_error_fn!();`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! tls_error_fn {
+    () => {
+        /// A handshake failure in words; a certificate the roots do not vouch for says so
+        /// plainly.
+        fn tls_error(e: tungstenite::Error) -> String {
+            // rustls's verdict arrives as the TLS error itself or inside the stream's I/O
+            // error, depending on where the handshake was when it failed.
+            let cause: Option<&(dyn std::error::Error + 'static)> = match &e {
+                #[cfg(feature = "tls")]
+                tungstenite::Error::Tls(tungstenite::error::TlsError::Rustls(inner)) => {
+                    Some(&**inner)
+                }
+                tungstenite::Error::Io(io) => io.get_ref().map(|inner| inner as _),
+                _ => None,
+            };
+            cause
+                .and_then($crate::endpoint::untrusted_certificate)
+                .unwrap_or_else(|| e.to_string())
+        }
+    };
+}
+
+/// The `host:port` a transport opens a TCP connection to for the WebSocket `url`
+/// ([`ws_address`]). A `wss://` URL is refused, saying which feature to turn on, when
+/// `transport` was built without TLS (`tls`: whether its `tls` feature is on).
+///
+/// ```
+/// use cdp_supervisor_driver::endpoint::tcp_address;
+/// assert_eq!(tcp_address("ws://h:9/x", false, "my-transport"), Ok("h:9".into()));
+/// assert_eq!(tcp_address("wss://h", true, "my-transport"), Ok("h:443".into()));
+/// let refused = tcp_address("wss://h", false, "my-transport").unwrap_err();
+/// assert!(refused.ends_with("enable the `tls` feature of my-transport"), "{refused}");
+/// ```
+pub fn tcp_address(url: &str, tls: bool, transport: &str) -> Result<String, String> {
+    match ws_address(url)? {
+        (_, true) if !tls => Err(format!(
+            "wss:// needs TLS, which this build leaves out: enable the `tls` feature of {transport}"
+        )),
+        (address, _) => Ok(address),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
