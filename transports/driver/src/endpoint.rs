@@ -103,9 +103,10 @@ pub fn has_secrets(url: &str) -> bool {
 /// ```
 /// use cdp_supervisor_driver::endpoint::Endpoint;
 /// assert_eq!(Endpoint::parse("ws://h:1/x")?, Endpoint::WebSocket("ws://h:1/x".into()));
-/// assert_eq!(Endpoint::parse("http://h:9222/any")?, Endpoint::DevTools { authority: "h:9222".into() });
+/// assert_eq!(Endpoint::parse("http://h:9222/any")?, Endpoint::DevTools { authority: "h:9222".into(), tls: false });
+/// assert_eq!(Endpoint::parse("https://h:9222")?, Endpoint::DevTools { authority: "h:9222".into(), tls: true });
 /// assert_eq!(Endpoint::parse("wss://h/x?apiKey=k")?, Endpoint::WebSocket("wss://h/x?apiKey=k".into()));
-/// assert!(Endpoint::parse("https://h:9222").unwrap_err().message.contains("wss://"));
+/// assert!(Endpoint::parse("ftp://h").unwrap_err().message.contains("ws://"));
 /// # Ok::<(), cdp_supervisor_driver::endpoint::EndpointError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,11 +117,13 @@ pub enum Endpoint {
     DevTools {
         /// `host:port`.
         authority: String,
+        /// `https://`: the lookup and the WebSocket both go over TLS.
+        tls: bool,
     },
 }
 
 impl Endpoint {
-    /// Parses `ws://...`, `wss://...` (hosted browsers, TLS) or `http://host:port[/path]`
+    /// Parses `ws://...`, `wss://...` (hosted browsers, TLS) or `http(s)://host:port[/path]`
     /// (the path is ignored).
     pub fn parse(endpoint: &str) -> Result<Endpoint, EndpointError> {
         if endpoint.starts_with("ws://") || endpoint.starts_with("wss://") {
@@ -130,14 +133,13 @@ impl Endpoint {
             endpoint: redact_url(endpoint),
             message: message.to_owned(),
         };
-        if endpoint.starts_with("https://") {
+        let tls = endpoint.starts_with("https://");
+        let Some(rest) = endpoint
+            .strip_prefix("http://")
+            .or_else(|| endpoint.strip_prefix("https://"))
+        else {
             return Err(err(
-                "an https:// DevTools address is not looked up; give the browser's wss:// WebSocket URL (hosted browsers list it as their CDP or connect URL)",
-            ));
-        }
-        let Some(rest) = endpoint.strip_prefix("http://") else {
-            return Err(err(
-                "expected ws://HOST:PORT/devtools/browser/ID or http://HOST:PORT",
+                "expected ws://HOST:PORT/devtools/browser/ID, wss://..., or http(s)://HOST:PORT",
             ));
         };
         let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
@@ -147,6 +149,7 @@ impl Endpoint {
             .map_or(authority, |(_, host)| host);
         Ok(Endpoint::DevTools {
             authority: authority.to_owned(),
+            tls,
         })
     }
 }
@@ -162,7 +165,7 @@ impl EndpointError {
     pub fn no_lookup(endpoint: &str) -> EndpointError {
         EndpointError {
             endpoint: redact_url(endpoint),
-            message: "resolving an http:// address needs the transport's `launch` feature (cdp-supervisor-chromium); pass the browser's ws:// URL instead".into(),
+            message: "resolving an http(s):// address needs the transport's `launch` feature (cdp-supervisor-chromium); pass the browser's ws:// or wss:// URL instead".into(),
         }
     }
 }
@@ -260,17 +263,61 @@ pub fn with_port(authority: &str) -> String {
 pub struct JsonVersion {
     endpoint: String,
     authority: String,
+    /// Asked over TLS (`https://`).
+    tls: bool,
     reply: Vec<u8>,
 }
 
 impl JsonVersion {
-    /// The exchange for `endpoint`, whose DevTools address is `authority`.
+    /// The exchange for `endpoint`, whose DevTools address is `authority` (over TLS when
+    /// `endpoint` is `https://`).
     pub fn new(endpoint: &str, authority: &str) -> JsonVersion {
         JsonVersion {
             endpoint: redact_url(endpoint),
             authority: authority.to_owned(),
+            tls: endpoint.starts_with("https://"),
             reply: Vec::new(),
         }
+    }
+
+    /// Whether the exchange goes over TLS (`https://`).
+    pub fn tls(&self) -> bool {
+        self.tls
+    }
+
+    /// The `host:port` to connect to: the authority, with port 443 (TLS) or 80 added when
+    /// it names none.
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::endpoint::JsonVersion;
+    /// assert_eq!(JsonVersion::new("https://h", "h").address(), "h:443");
+    /// assert_eq!(JsonVersion::new("http://h:9222", "h:9222").address(), "h:9222");
+    /// ```
+    pub fn address(&self) -> String {
+        with_default_port(&self.authority, if self.tls { 443 } else { 80 })
+    }
+
+    /// The server name to verify the certificate against: the authority's host.
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::endpoint::JsonVersion;
+    /// assert_eq!(JsonVersion::new("https://h.example:9", "h.example:9").host(), "h.example");
+    /// assert_eq!(JsonVersion::new("https://[::1]:9", "[::1]:9").host(), "::1");
+    /// ```
+    pub fn host(&self) -> &str {
+        let address = self.authority.as_str();
+        let host = match address.rsplit_once(':') {
+            Some((host, port)) if port.parse::<u16>().is_ok() => host,
+            _ => address,
+        };
+        host.trim_start_matches('[').trim_end_matches(']')
+    }
+
+    /// The error for a lookup this build cannot make: `https://` without TLS.
+    pub fn needs_tls(&self, transport: &str) -> EndpointError {
+        self.error(format!(
+            "an https:// DevTools address needs TLS, which this build leaves out: enable the `tls` feature of {transport}"
+        ))
     }
 
     /// The request to write.
@@ -334,6 +381,12 @@ impl JsonVersion {
             ))
         })?;
         match json.get("webSocketDebuggerUrl").and_then(|v| v.as_str()) {
+            // Chromium writes `ws://` and the Host it was asked with whatever carried the
+            // request: asked over TLS (a TLS front), the WebSocket goes over it too.
+            Some(url) if self.tls && url.starts_with("ws://") => Ok(format!(
+                "wss://{}",
+                url.get("ws://".len()..).unwrap_or_default()
+            )),
             Some(url) => Ok(url.to_owned()),
             None => Err(self.error(
                 "/json/version has no webSocketDebuggerUrl; is this a DevTools port?".into(),
@@ -430,6 +483,29 @@ mod tests {
     }
 
     #[test]
+    fn a_lookup_over_tls_answers_a_wss_url() {
+        let reply = |url: &str| {
+            let body = format!(r#"{{"webSocketDebuggerUrl":"{url}"}}"#);
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        };
+        let mut l = JsonVersion::new("https://h:9?k=v", "h:9");
+        assert!(l.tls());
+        let got = l.received(reply("ws://h:9/devtools/browser/b").as_bytes());
+        assert_eq!(got, Some(Ok("wss://h:9/devtools/browser/b".into())));
+        // A front that already says wss:// is taken as is; plain http:// is never upgraded.
+        let mut l = JsonVersion::new("https://h", "h");
+        let got = l.received(reply("wss://h/devtools/browser/b").as_bytes());
+        assert_eq!(got, Some(Ok("wss://h/devtools/browser/b".into())));
+        let mut l = JsonVersion::new("http://h:9", "h:9");
+        let got = l.received(reply("ws://h:9/devtools/browser/b").as_bytes());
+        assert_eq!(got, Some(Ok("ws://h:9/devtools/browser/b".into())));
+        assert!(l.needs_tls("t").message.contains("`tls` feature of t"));
+    }
+
+    #[test]
     fn multibyte_bodies_never_split() {
         // "é" is two bytes; a Content-Length that cuts it, or counts it in characters.
         for n in 0..40 {
@@ -467,11 +543,12 @@ mod tests {
     #[test]
     fn others_are_refused() {
         assert!(Endpoint::parse("ftp://h").is_err());
-        assert!(Endpoint::parse("https://h").is_err());
+        assert!(Endpoint::parse("file:///h").is_err());
         assert_eq!(
             Endpoint::parse("http://u:p@h:1?token=T"),
             Ok(Endpoint::DevTools {
-                authority: "h:1".into()
+                authority: "h:1".into(),
+                tls: false
             })
         );
     }
