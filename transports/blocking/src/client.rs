@@ -43,21 +43,15 @@ use crate::{ClientError, ClientEvent, CommandUpdate, Options};
 /// assert_eq!(blocked, CommandUpdate::Blocked { dialog_id: dialog_id.clone() });
 /// client.respond_dialog(DialogAction::Accept, None, Some(&dialog_id))?;
 /// assert!(pending.wait()?.contains("true"));
-/// // The accessibility outline with refs; a ref's node is reachable on its frame's session.
-/// client.command(None, "Page.navigate", json!({"url": "data:text/html,<button>OK</button>"}), wait)?;
-/// let mut ok = None;
-/// for _ in 0..50 {                                           // until the document is parsed
-///     ok = client.ax_snapshot(Default::default())?.refs.into_iter().find(|r| r.role == "button");
-///     if ok.is_some() { break; }
-///     std::thread::sleep(Duration::from_millis(100));
-/// }
-/// let ok = ok.ok_or(ClientError::Timeout { what: "the button's ref".into(), after: wait })?;
-/// client.command(Some(&ok.frame_id), "DOM.resolveNode", json!({"backendNodeId": ok.backend_node_id}), wait)?;
 /// // An agent action: its result is the page once settled, with a screenshot.
-/// let navigate = act::Action::Navigate { url: "data:text/html,<title>Bye</title>".into() };
+/// let navigate = act::Action::Navigate { url: "data:text/html,<title>Bye</title><button>OK</button>".into() };
 /// let result = client.act(navigate, act::ActOptions::default())?;
 /// assert_eq!((result.title.as_str(), result.navigated, result.settled), ("Bye", true, true));
 /// assert!(result.screenshot.is_some());
+/// // The accessibility outline with refs; a ref's node is reachable on its frame's session.
+/// let ok = client.ax_snapshot(Default::default())?.refs.into_iter().find(|r| r.role == "button");
+/// let ok = ok.ok_or(ClientError::Timeout { what: "the button's ref".into(), after: wait })?;
+/// client.command(Some(&ok.frame_id), "DOM.resolveNode", json!({"backendNodeId": ok.backend_node_id}), wait)?;
 /// client.set_policy(DialogPolicy::AutoDismiss)?;
 /// assert!(client.settle(DialogAction::Dismiss)?.is_empty()); // nothing pending
 /// assert!(events.try_iter().count() > 1);
@@ -99,10 +93,10 @@ impl Client {
         let (url, ws) = crate::io::open(endpoint)?;
         run.connected(clock.now(), &url);
         let (requests, rx) = mpsc::channel();
-        let endpoint = endpoint.to_owned();
+        let (endpoint, wake) = (endpoint.to_owned(), requests.clone());
         let thread = std::thread::Builder::new()
             .name("cdp-supervisor-io".into())
-            .spawn(move || crate::io::run(run, clock, ws, endpoint, rx))
+            .spawn(move || crate::io::run(run, clock, ws, endpoint, rx, wake))
             .map_err(|e| ClientError::connect(&url, format!("cannot start the I/O thread: {e}")))?;
         let client = Client {
             requests,

@@ -154,6 +154,22 @@ impl Endpoint {
     }
 }
 
+/// The WebSocket URL of `endpoint` for a transport built without a lookup (its `launch`
+/// feature off): a `ws://` or `wss://` URL as is, an `http(s)://` address refused
+/// ([`EndpointError::no_lookup`]).
+///
+/// ```
+/// use cdp_supervisor_driver::endpoint::ws_url;
+/// assert_eq!(ws_url("ws://h:1/x").as_deref(), Ok("ws://h:1/x"));
+/// assert!(ws_url("http://h:1").unwrap_err().message.contains("`launch` feature"));
+/// ```
+pub fn ws_url(endpoint: &str) -> Result<String, EndpointError> {
+    match Endpoint::parse(endpoint)? {
+        Endpoint::WebSocket(url) => Ok(url),
+        Endpoint::DevTools { .. } => Err(EndpointError::no_lookup(endpoint)),
+    }
+}
+
 impl EndpointError {
     /// For a transport built without a lookup (its `launch` feature off): `endpoint` is
     /// an `http://` address it cannot resolve.

@@ -6,8 +6,6 @@ use std::time::Duration;
 use async_tungstenite::tungstenite::protocol::WebSocketConfig;
 use async_tungstenite::tungstenite::{self, Message};
 use async_tungstenite::WebSocketStream;
-#[cfg(not(feature = "launch"))]
-use cdp_supervisor_driver::endpoint::EndpointError;
 use cdp_supervisor_driver::endpoint::{tcp_address, Endpoint, HTTP_TIMEOUT};
 use cdp_supervisor_driver::limits::{MAX_MESSAGE_SIZE, READ_BUFFER_SIZE};
 use cdp_supervisor_driver::{Action, ClientError, Clock, LoopDriver, Request};
@@ -153,16 +151,14 @@ pub(crate) async fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
 cdp_supervisor_driver::tls_error_fn!();
 
 /// The WebSocket URL of `endpoint`: a `ws://` URL needs no I/O (and no helper thread);
-/// an `http://` address is asked for it on a helper thread (a blocking HTTP GET).
+/// an `http(s)://` address is asked for it on a helper thread (a blocking HTTP GET).
 async fn resolve(endpoint: &str) -> Result<String, ClientError> {
     match Endpoint::parse(endpoint)? {
-        Endpoint::WebSocket(url) => Ok(url),
         #[cfg(feature = "launch")]
         Endpoint::DevTools { .. } => {
             let endpoint = endpoint.to_owned();
             Ok(smol::unblock(move || cdp_supervisor_chromium::resolve(&endpoint)).await?)
         }
-        #[cfg(not(feature = "launch"))]
-        Endpoint::DevTools { .. } => Err(EndpointError::no_lookup(endpoint).into()),
+        _ => Ok(cdp_supervisor_driver::endpoint::ws_url(endpoint)?),
     }
 }
