@@ -55,34 +55,25 @@ fn wss_through_a_tls_relay_with_a_ca_from_ssl_cert_file() {
 
     // The CA that signed it: the tab is supervised over TLS as over ws://.
     std::env::set_var("SSL_CERT_FILE", relay.ca_path());
-    let client = cdp_supervisor_blocking::Client::connect(&url, support::blocking::options("wss"))
-        .expect("blocking: connect over wss://");
-    support::blocking::wait_live(&client);
-    assert_eq!(support::blocking::eval(&client, None, "6 * 7"), 42);
-    client.stop().unwrap();
-    drop(client);
-    smol::block_on(async {
-        let client = cdp_supervisor_smol::Client::connect(&url, support::smol::options("wss"))
-            .await
-            .expect("smol: connect over wss://");
-        support::smol::wait_live(&client).await;
-        assert_eq!(support::smol::eval(&client, None, "6 * 7").await, 42);
-        client.stop().await.unwrap();
-    });
-
+    supervised_through_both_transports(&url);
     // An https:// DevTools address: looked up over TLS, then the WebSocket over TLS too.
     assert_eq!(cdp_supervisor_chromium::resolve(&https).unwrap(), url);
+    supervised_through_both_transports(&https);
+}
+
+/// Each transport connects to `endpoint`, sees the page live and evaluates in it.
+fn supervised_through_both_transports(endpoint: &str) {
     let client =
-        cdp_supervisor_blocking::Client::connect(&https, support::blocking::options("https"))
-            .expect("blocking: connect to an https:// DevTools address");
+        cdp_supervisor_blocking::Client::connect(endpoint, support::blocking::options("tls"))
+            .unwrap_or_else(|e| panic!("blocking: connect to {endpoint}: {e}"));
     support::blocking::wait_live(&client);
     assert_eq!(support::blocking::eval(&client, None, "6 * 7"), 42);
     client.stop().unwrap();
     drop(client);
     smol::block_on(async {
-        let client = cdp_supervisor_smol::Client::connect(&https, support::smol::options("https"))
+        let client = cdp_supervisor_smol::Client::connect(endpoint, support::smol::options("tls"))
             .await
-            .expect("smol: connect to an https:// DevTools address");
+            .unwrap_or_else(|e| panic!("smol: connect to {endpoint}: {e}"));
         support::smol::wait_live(&client).await;
         assert_eq!(support::smol::eval(&client, None, "6 * 7").await, 42);
         client.stop().await.unwrap();

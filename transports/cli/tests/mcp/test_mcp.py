@@ -76,6 +76,16 @@ def chromium_pids(profile_hint):
     return {l.split()[0] for l in out.splitlines() if "chromium" in l and profile_hint in l}
 
 
+def browsers_gone(before):
+    """Whether, within 5 s, no browser runs that this run started (others may run tests of
+    their own meanwhile: only those not in `before` count)."""
+    for _ in range(50):
+        if not (chromium_pids("cdp-supervise-profile") - before):
+            return True
+        time.sleep(0.1)
+    return False
+
+
 async def main():
     before = chromium_pids("cdp-supervise-profile")
     port = serve()
@@ -130,21 +140,8 @@ async def main():
         r = await client.call_tool("browser_close", {})
         check(not r.is_error and "Closed" in text_of(r), "browser_close answers", r)
         # Still connected: the browser itself is gone after browser_close, not only at exit.
-        gone = False
-        for _ in range(50):
-            if not (chromium_pids("cdp-supervise-profile") - before):
-                gone = True
-                break
-            time.sleep(0.1)
-        check(gone, "browser_close closes the launched browser while the session goes on")
-    # Only the browsers this run started count (another test may run its own meanwhile).
-    left = set()
-    for _ in range(50):
-        left = chromium_pids("cdp-supervise-profile") - before
-        if not left:
-            break
-        time.sleep(0.1)
-    check(not left, "no browser left running")
+        check(browsers_gone(before), "browser_close closes the launched browser while the session goes on")
+    check(browsers_gone(before), "no browser left running")
 
 
 def closed_port():
@@ -177,13 +174,7 @@ async def unreachable_endpoint():
         check(bool(chromium_pids("cdp-supervise-profile") - before), "a local browser runs")
         r = await client.call_tool("browser_evaluate", {"expression": "document.title"})
         check(not r.is_error and "Warning:" not in text_of(r), "the warning is said once", r)
-    left = set()
-    for _ in range(50):
-        left = chromium_pids("cdp-supervise-profile") - before
-        if not left:
-            break
-        time.sleep(0.1)
-    check(not left, "the fallback browser is closed at end of input")
+    check(browsers_gone(before), "the fallback browser is closed at end of input")
 
 
 asyncio.run(main())
