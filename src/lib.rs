@@ -41,8 +41,13 @@
 //! - `Outbox` (`outbox.rs`): the clock, command ids, commands in flight, output queues.
 //! - `Dialogs` (`dialogs.rs`): every dialog rule, one record per answer in flight.
 //! - `Tab` (`tab.rs`): the page, sessions, frames, routing, the console ring.
+//! - `lifecycle.rs`: targets and frames coming and going, applied across the components
+//!   with the removal cascade of `cascade.rs`.
 //! - Flows (`flow/`): multi-step jobs as small state machines: the attach flow first, the
-//!   act flow of [`act`] (agent actions), the evaluate flow.
+//!   act flow of [`act`] (agent actions), the evaluate flow, the accessibility snapshot and
+//!   ref flows; `flow/begin.rs` checks an agent call and starts its flow.
+//! - [`ax`]: the accessibility outline of the whole tab and its refs; [`keys`]: key names
+//!   and typed text as `Input.dispatchKeyEvent` parameters.
 //! - [`evaluate`]: evaluate under one budget ([`Supervisor::evaluate`], answered by
 //!   [`Event::Evaluated`]): any frame, element targets, a stuck script terminated at the
 //!   deadline; the rules in [`manual::rules`], "Evaluate under one budget".
@@ -74,6 +79,7 @@ mod event;
 mod flow;
 pub mod frame;
 pub mod keys;
+mod lifecycle;
 pub mod limits;
 pub mod manual;
 mod outbox;
@@ -101,9 +107,10 @@ pub use supervisor::Supervisor;
 pub use wire::OutgoingCommand;
 
 /// The README's Rust snippets that use only the core, compiled and run as doc tests so
-/// they cannot drift (the transports' snippets are marked `ignore`: their own crates'
-/// doc tests cover them, and the quickstart is `transports/blocking/examples/quickstart.rs`
-/// verbatim, run by CI and checked equal by that crate's `readme` test).
+/// they cannot drift. The one `ignore`d snippet, the quickstart, needs a transport: it is
+/// `transports/blocking/examples/quickstart.rs` verbatim, run by CI and checked equal by
+/// that crate's `readme` test. (`transports/README.md`'s snippets compile as doc tests of
+/// `cdp-supervisor-e2e`.)
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -1,8 +1,23 @@
-//! Every bound of the supervisor, in one place (the README's table lists the same).
+//! Every bound of the supervisor, in one place.
 //!
 //! Each collection the supervisor keeps is bounded, so a flood of events costs O(1) memory
 //! (see [`crate::manual::rules`], bounds). The `DEFAULT_*` bounds can be changed in
 //! [`Config`](crate::Config); the `MAX_*` ones are fixed.
+//!
+//! | collection | bound | beyond it |
+//! |---|---|---|
+//! | recent dialogs | [`MAX_RECENT_DIALOGS`] (20) | the oldest is forgotten |
+//! | console errors | [`MAX_CONSOLE_ERRORS`] (50) | the oldest is forgotten; each text cut at [`MAX_CONSOLE_TEXT`] (2 000) |
+//! | console lines of one action | [`MAX_ACT_CONSOLE_LINES`] (200) | later ones are counted in `console_dropped` |
+//! | pending dialogs | [`MAX_PENDING_DIALOGS`] (64) | the oldest is given up, recorded `remote` |
+//! | frames | `max_frames` ([`DEFAULT_MAX_FRAMES`], 10 000) | the oldest-known frame other than the top goes, with its subtree |
+//! | sessions | `max_sessions` ([`DEFAULT_MAX_SESSIONS`], 10 000) | a new child is resumed and detached at once, untracked |
+//! | execution contexts | [`MAX_CONTEXTS_PER_SESSION`] (32) per session (and the latest default context of 32 frames) | the oldest is forgotten |
+//! | embedder commands in flight | `max_commands_in_flight` ([`DEFAULT_MAX_COMMANDS_IN_FLIGHT`], 1 024) | `command` fails at once with `TooManyInFlight` |
+//! | evaluates running | `max_commands_in_flight` (1 024); each ends within its budget | `evaluate` fails at once with code `too_many_in_flight` |
+//! | accessibility snapshots running | [`MAX_AX_SNAPSHOTS_RUNNING`] (8) | `ax_snapshot` fails at once (`bad_request`) |
+//! | fresh ref resolutions running | [`MAX_REF_RESOLUTIONS_RUNNING`] (64) | `resolve_ref_fresh` fails at once (`bad_request`) |
+//! | accessibility refs | the last whole-tab snapshot's, plus scoped snapshots' up to [`MAX_AX_REFS`](crate::ax::MAX_AX_REFS) (20 000) | a whole-tab snapshot replaces them; beyond 20 000 the oldest go; numbers are never reused |
 //!
 //! ```
 //! use cdp_supervisor::limits;
@@ -11,6 +26,15 @@
 //! assert_eq!(limits::MAX_CONSOLE_ERRORS, 50);
 //! assert_eq!(limits::MAX_ACT_CONSOLE_LINES, 200);
 //! assert_eq!(limits::MAX_TYPE_TEXT, 10_000);
+//! // The table's other numbers:
+//! assert_eq!(limits::MAX_CONSOLE_TEXT, 2_000);
+//! assert_eq!(limits::DEFAULT_MAX_FRAMES, 10_000);
+//! assert_eq!(limits::DEFAULT_MAX_SESSIONS, 10_000);
+//! assert_eq!(limits::MAX_CONTEXTS_PER_SESSION, 32);
+//! assert_eq!(limits::DEFAULT_MAX_COMMANDS_IN_FLIGHT, 1_024);
+//! assert_eq!(limits::MAX_AX_SNAPSHOTS_RUNNING, 8);
+//! assert_eq!(limits::MAX_REF_RESOLUTIONS_RUNNING, 64);
+//! assert_eq!(cdp_supervisor::ax::MAX_AX_REFS, 20_000);
 //! ```
 
 /// Pending dialogs at most; when one more opens, the oldest is dismissed and recorded

@@ -5,8 +5,10 @@
 //! to `on_reply` (matched by id alone) and from there to its owner by `Purpose`: the
 //! embedder, the `Dialogs` component, or a flow; an event goes to `on_event`, which hands
 //! it to the component whose rule it is (`Tab` for targets, frames and the console,
-//! `Dialogs` for dialogs and the bridge), then offers it to the flows. Every component
-//! writes to the one `Outbox`. Removals cascade through one worklist (`cascade.rs`).
+//! `Dialogs` for dialogs and the bridge, `lifecycle.rs` for targets and frames coming and
+//! going), then offers it to the flows. Every component writes to the one `Outbox`.
+//! Removals cascade through one worklist (`cascade.rs`). The agent calls (evaluate, act,
+//! accessibility snapshot, fresh ref) check and start their flow in `flow/begin.rs`.
 
 use std::time::Duration;
 
@@ -20,18 +22,15 @@ use crate::command::{CommandId, Purpose};
 use crate::config::Config;
 use crate::dialog::{Answer, DialogAction, DialogPolicy};
 use crate::dialogs::Dialogs;
-use crate::error::{CommandError, DialogError, InputError, SessionGoneReason};
-use crate::evaluate::{Element, EvalError, Evaluation};
+use crate::error::{CommandError, DialogError, InputError};
+use crate::evaluate::{EvalError, Evaluation};
 use crate::event::{Event, Output, Warning};
 use crate::flow::attach::{AttachFlow, ATTACH};
-use crate::flow::ax_snapshot::{self, AxSnapshotFlow};
-use crate::flow::evaluate::EvaluateFlow;
-use crate::flow::resolve_ref::ResolveRefFlow;
-use crate::flow::{AnyFlow, FlowCtx, FlowStatus, Flows};
+use crate::flow::ax_snapshot;
+use crate::flow::{AnyFlow, FlowStatus, Flows};
 use crate::outbox::Outbox;
-use crate::session::TargetKind;
-use crate::snapshot::{build_frame_tree, FrameInfo, Snapshot};
-use crate::tab::{Owner, PagePhase, Tab};
+use crate::snapshot::{build_frame_tree, Snapshot};
+use crate::tab::{PagePhase, Tab};
 use crate::wire::{classify_parse_error, to_raw, CdpError, Envelope, OutgoingCommand};
 
 #[doc(hidden)]
@@ -87,7 +86,7 @@ impl Supervisor {
     /// The WebSocket to the browser endpoint is open: list targets and attach.
     pub fn handle_connected(&mut self, now: f64) {
         self.out.advance(now);
-        self.with_attach(|flow, ctx| flow.start(ctx));
+        self.cascade().with_attach(|flow, ctx| flow.start(ctx));
         self.update_page();
     }
 
@@ -101,7 +100,7 @@ impl Supervisor {
             self.cascade()
                 .fail_command(id, cmd, CommandError::Disconnected { method });
         }
-        self.clear_tab();
+        self.cascade().clear_tab();
         self.tab.set_phase(PagePhase::Detached);
         self.update_page();
     }
@@ -273,40 +272,7 @@ impl Supervisor {
     /// ```
     pub fn evaluate(&mut self, now: f64, request: &Evaluation) -> Result<CommandId, EvalError> {
         self.out.advance(now);
-        let resolved = match &request.element {
-            Some(Element::Ref(r)) => Some(self.resolve_ref(r)?),
-            _ => None,
-        };
-        let plan = crate::flow::evaluate::plan(&self.tab, resolved, request)?;
-        let limit = self.config.max_commands_in_flight;
-        if self.flows.evaluations() >= limit {
-            return Err(CommandError::TooManyInFlight { limit }.into());
-        }
-        // A script cannot run while a dialog shows.
-        if let Some(dialog) = self.dialogs.newest_unanswered() {
-            let dialog = Box::new(dialog.clone());
-            return Err(EvalError::Blocked { dialog });
-        }
-        let at_start = self.dialogs.newest_pending().map(str::to_owned);
-        let id = CommandId(self.out.reserve_id());
-        let flow_id = self.flows.next_id();
-        let flow = EvaluateFlow::new(flow_id, id, plan, request, self.out.now(), at_start);
-        self.flows.start(flow_id, AnyFlow::Evaluate(flow));
-        self.cascade().with_flow(flow_id, |flow, ctx| match flow {
-            AnyFlow::Evaluate(e) => e.start(ctx),
-            _ => FlowStatus::Running,
-        });
-        Ok(id)
-    }
-
-    /// Ends every evaluate still running: terminates its script, answers `cancelled`.
-    fn cancel_evaluations(&mut self, why: &str) {
-        for id in self.flows.ids() {
-            self.cascade().with_flow(id, |flow, ctx| match flow {
-                AnyFlow::Evaluate(e) => e.cancel(ctx, why),
-                _ => FlowStatus::Running,
-            });
-        }
+        self.cascade().begin_evaluate(request)
     }
 
     /// Releases a blocked page: `Page.navigate` to its current URL on the page session
@@ -317,7 +283,7 @@ impl Supervisor {
         let (session, url) = self.tab.recovery_target()?;
         // A page blocked in a bridge dialog cannot navigate until it is answered.
         if let Some(top) = self.tab.page_target().map(str::to_owned) {
-            self.give_up_bridge_dialogs_in_subtree(&top);
+            self.cascade().give_up_bridge_dialogs_in_subtree(&top);
         }
         let params = to_raw(&cdp::NavigateParams { url: &url });
         let timeout = self.config.setup_timeout;
@@ -383,7 +349,8 @@ impl Supervisor {
             self.settle_dialogs(now, action);
         }
         // A script left running after the detach would keep the tab busy for the next client.
-        self.cancel_evaluations("the supervisor is stopping");
+        self.cascade()
+            .cancel_evaluations("the supervisor is stopping");
         if self.stop_deadline.is_none() {
             self.stop_deadline = Some(self.out.now() + grace.as_secs_f64());
         }
@@ -418,34 +385,9 @@ impl Supervisor {
         options: crate::act::ActOptions,
     ) -> Result<CommandId, crate::act::ActError> {
         self.out.advance(now);
-        // A ref resolves through the last accessibility snapshot's ref table: its frame and
-        // node while that frame shows the same document, else it is stale. A node gone by
-        // the time the flow acts on it is looked up again there (see `flow::act`).
-        let tab = &self.tab;
-        let plan = crate::act::plan::plan(tab, &self.dialogs, &action, |r| {
-            ax_snapshot::resolve(tab, r)
-                .ok()
-                .map(|resolved| (resolved.frame_id, resolved.backend_node_id))
-        })?;
-        let answer = self.out.reserve_id();
-        let id = self.flows.next_id();
-        let flow = crate::flow::act::ActFlow::new(
-            id,
-            answer,
-            action,
-            options,
-            plan.page_session,
-            plan.top_frame,
-            plan.node,
-            self.out.now(),
-        );
-        self.flows.start(id, AnyFlow::Act(Box::new(flow)));
-        self.cascade().with_flow(id, |flow, ctx| match flow {
-            AnyFlow::Act(f) => f.start(ctx),
-            _ => FlowStatus::Running,
-        });
+        let id = self.cascade().begin_act(action, options)?;
         self.update_page();
-        Ok(CommandId(answer))
+        Ok(id)
     }
 
     /// Changes the dialog policy; it applies to dialogs opened afterwards.
@@ -485,19 +427,7 @@ impl Supervisor {
     /// ```
     pub fn ax_snapshot(&mut self, now: f64, options: AxOptions) -> Result<CommandId, AxError> {
         self.out.advance(now);
-        let limit = crate::limits::MAX_AX_SNAPSHOTS_RUNNING;
-        if self.flows.ax_snapshots() >= limit {
-            return Err(AxError::TooManyRunning { limit });
-        }
-        let id = self.flows.next_id();
-        let flow = {
-            let mut cascade = self.cascade();
-            let (_, mut ctx) = cascade.flow_ctx();
-            AxSnapshotFlow::start(&mut ctx, id, &options)?
-        };
-        let outcome_id = flow.command_id();
-        self.flows.start(id, AnyFlow::AxSnapshot(flow));
-        Ok(outcome_id)
+        self.cascade().begin_ax_snapshot(&options)
     }
 
     /// Resolves a ref of the last accessibility snapshot to its node now: the frame, the
@@ -533,19 +463,7 @@ impl Supervisor {
         timeout: Duration,
     ) -> Result<CommandId, AxError> {
         self.out.advance(now);
-        let limit = crate::limits::MAX_REF_RESOLUTIONS_RUNNING;
-        if self.flows.ref_resolutions() >= limit {
-            return Err(AxError::TooManyRunning { limit });
-        }
-        let id = self.flows.next_id();
-        let flow = {
-            let mut cascade = self.cascade();
-            let (_, mut ctx) = cascade.flow_ctx();
-            ResolveRefFlow::start(&mut ctx, id, reference, timeout)?
-        };
-        let outcome_id = flow.command_id();
-        self.flows.start(id, AnyFlow::ResolveRef(flow));
-        Ok(outcome_id)
+        self.cascade().begin_resolve_ref(reference, timeout)
     }
 
     /// The page session, once attached.
@@ -605,7 +523,7 @@ impl Supervisor {
                         flow.on_reply(ctx, tag.step, &cmd, outcome)
                     })
                     .unwrap_or(Ok(FlowStatus::Running));
-                self.apply_seeded_frames();
+                self.cascade().apply_seeded_frames();
                 result.map(|_| ())
             }
             Purpose::Quiet => Ok(()),
@@ -630,11 +548,11 @@ impl Supervisor {
             }
         }
         let result = match &mut *event {
-            E::AttachedToTarget(ev) => self.on_attached_to_target(session, ev),
+            E::AttachedToTarget(ev) => self.cascade().on_attached_to_target(session, ev),
             // The params name the session; the envelope may be the browser (the page
             // session itself) or a parent. Unknown ones were dropped with their frame.
             E::DetachedFromTarget(ev) => {
-                self.on_detached_from_target(&ev.session_id);
+                self.cascade().on_detached_from_target(&ev.session_id);
                 Ok(())
             }
             _ => match session.filter(|s| self.tab.sessions.contains(s)) {
@@ -671,11 +589,12 @@ impl Supervisor {
         }
         match &*event {
             E::FrameAttached(ev) => {
-                self.on_frame_attached(session, &ev.frame_id, &ev.parent_frame_id)
+                self.cascade()
+                    .on_frame_attached(session, &ev.frame_id, &ev.parent_frame_id)
             }
             E::FrameNavigated(ev) => {
                 let (info, own_root) = self.tab.frame_info(session, &ev.frame);
-                self.upsert_frame(session, info, own_root, true);
+                self.cascade().upsert_frame(session, info, own_root, true);
             }
             E::FrameDetached(ev) => {
                 let gone = self
@@ -691,161 +610,24 @@ impl Supervisor {
                     Some("sameDocument" | "historySameDocument")
                 );
                 if !same_document {
-                    self.give_up_bridge_dialogs_in_subtree(&ev.frame_id);
+                    self.cascade()
+                        .give_up_bridge_dialogs_in_subtree(&ev.frame_id);
                 }
             }
             // Before the frame's session goes and Chromium lets its paused request fall
             // through to the network.
-            E::FrameSubtreeWillBeDetached(ev) => {
-                self.give_up_bridge_dialogs_in_subtree(&ev.frame_id)
-            }
-            E::TargetCrashed => self.on_crashed(session),
+            E::FrameSubtreeWillBeDetached(ev) => self
+                .cascade()
+                .give_up_bridge_dialogs_in_subtree(&ev.frame_id),
+            E::TargetCrashed => self.cascade().on_crashed(session),
             E::InspectorDetached(ev) => {
                 self.out.warn(Warning::SessionDetached {
                     session_id: session.to_owned(),
                     reason: ev.reason.to_string(),
                 });
-                self.on_detached_from_target(session);
+                self.cascade().on_detached_from_target(session);
             }
             _ => {}
-        }
-    }
-
-    // ---- targets ---------------------------------------------------------------------
-
-    /// A child target attached under `parent` (the browser-level event of the page itself
-    /// is the attach flow's).
-    fn on_attached_to_target(
-        &mut self,
-        parent: Option<&str>,
-        ev: &cdp::AttachedToTarget<'_>,
-    ) -> Result<(), InputError> {
-        let Some(parent) = parent else {
-            return Ok(()); // the page's own, at browser level: the attach flow's
-        };
-        let tracked = self.with_attach(|flow, ctx| flow.track_child(ctx, parent, ev));
-        let tracked = tracked.unwrap_or(Ok(None))?;
-        let Some(child) = tracked else {
-            return Ok(());
-        };
-        let iframe = child.kind == TargetKind::Iframe;
-        if iframe {
-            let frame_id = ev.target_info.target_id.as_ref();
-            let parent_frame = ev.target_info.parent_frame_id.as_deref();
-            let url = ev.target_info.url.as_deref().unwrap_or("");
-            let room = self.cascade().make_room(frame_id);
-            let (out, session) = (&mut self.out, ev.session_id.as_ref());
-            self.tab
-                .frame_became_oopif(out, frame_id, session, parent_frame, url, room);
-        }
-        self.with_attach(|flow, ctx| flow.start_child(ctx, &ev.session_id, iframe, child.waiting));
-        Ok(())
-    }
-
-    /// `Target.detachedFromTarget` (or `Inspector.detached`) for a tracked session.
-    fn on_detached_from_target(&mut self, session_id: &str) {
-        if !self.tab.sessions.contains(session_id) {
-            return;
-        }
-        if self.tab.page_session() == Some(session_id) {
-            self.on_page_gone();
-            return;
-        }
-        // An OOPIF whose session goes while its frame stays went back in-process: keep the
-        // frame, owned by the parent's session, and drop what its old document held.
-        if let Some((frame_id, parent)) = self.tab.oopif_going_in_process(session_id) {
-            let old_children = self.tab.frames.descendants(&frame_id);
-            self.cascade().remove(Removal::Frames(old_children));
-            let owner = Some(Owner::Parent(&parent));
-            self.tab
-                .change_frame(&mut self.out, &frame_id, |_| {}, owner);
-        }
-        let gone = self.tab.sessions.self_and_descendants(session_id);
-        self.cascade()
-            .remove(Removal::Sessions(gone, SessionGoneReason::Detached));
-    }
-
-    /// The page session itself went away.
-    fn on_page_gone(&mut self) {
-        let all = self.tab.session_ids();
-        self.cascade()
-            .fail_on_sessions(&all, SessionGoneReason::Detached);
-        self.clear_tab();
-        self.tab.set_phase(PagePhase::Detached);
-    }
-
-    /// Closes pending dialogs `remote`, removes every frame and session.
-    fn clear_tab(&mut self) {
-        self.dialogs.close_all(&mut self.out);
-        self.tab.clear(&mut self.out);
-    }
-
-    fn on_crashed(&mut self, session_id: &str) {
-        let is_page = self.tab.mark_crashed(session_id);
-        // Commands on a crashed session are never answered.
-        let sessions = vec![session_id.to_owned()];
-        self.cascade()
-            .fail_on_sessions(&sessions, SessionGoneReason::Crashed);
-        let view = self.tab.view();
-        if is_page {
-            // Every dialog of the tab is over; a bridge request paused on an OOPIF session
-            // whose renderer lives on still gets its one answer.
-            self.dialogs.give_up_all(&mut self.out, view);
-        } else {
-            let frames = self.tab.frames.owned_by(&sessions);
-            self.dialogs.give_up_of_frames(&mut self.out, view, &frames);
-        }
-    }
-
-    // ---- frames ----------------------------------------------------------------------
-
-    fn on_frame_attached(&mut self, session: &str, frame_id: &str, parent_id: &str) {
-        if frame_id != parent_id {
-            let room = self.cascade().make_room(frame_id);
-            let out = &mut self.out;
-            self.tab
-                .frame_attached(out, session, frame_id, parent_id, room);
-        }
-    }
-
-    /// `frameNavigated` (`navigated` true) or a `getFrameTree` node: add or update the
-    /// frame. A navigation drops the frame's old descendants first (Chromium reports no
-    /// removal for them) and gives up its bridge dialogs (Chromium sends no close for them).
-    fn upsert_frame(&mut self, session: &str, info: FrameInfo, own_root: bool, navigated: bool) {
-        let id = info.frame_id.clone();
-        if navigated && self.tab.frames.get(&id).is_some() {
-            let old_children = self.tab.frames.descendants(&id);
-            self.cascade().remove(Removal::Frames(old_children));
-            let (out, view) = (&mut self.out, self.tab.view());
-            self.dialogs
-                .give_up_bridge_of_frames(out, view, std::slice::from_ref(&id));
-        }
-        let room = self.cascade().make_room(&id);
-        let out = &mut self.out;
-        self.tab
-            .upsert_frame(out, session, info, own_root, navigated, room);
-    }
-
-    /// The frames a `Page.getFrameTree` reply listed, read by the attach flow.
-    fn apply_seeded_frames(&mut self) {
-        let Some(AnyFlow::Attach(flow)) = self.flows.get_mut(ATTACH) else {
-            return;
-        };
-        for seeded in std::mem::take(&mut flow.seeded) {
-            for info in seeded.frames {
-                let own_root = info.is_oopif;
-                self.upsert_frame(&seeded.session, info, own_root, false);
-            }
-        }
-    }
-
-    /// Gives up the bridge dialogs of `frame_id` and every frame below it (it is about to
-    /// navigate or go away): their requests are answered while the sessions still exist.
-    fn give_up_bridge_dialogs_in_subtree(&mut self, frame_id: &str) {
-        if self.dialogs.has_bridge_dialogs() {
-            let frames = self.tab.subtree(frame_id);
-            self.dialogs
-                .give_up_bridge_of_frames(&mut self.out, self.tab.view(), &frames);
         }
     }
 
@@ -861,21 +643,6 @@ impl Supervisor {
             config: &self.config,
             bridge_script: self.bridge_script.as_deref(),
         }
-    }
-
-    /// Runs `f` on the attach flow (which runs for the supervisor's life).
-    fn with_attach<R>(
-        &mut self,
-        f: impl FnOnce(&mut AttachFlow, &mut FlowCtx<'_>) -> R,
-    ) -> Option<R> {
-        let mut r = None;
-        self.cascade().with_flow(ATTACH, |flow, ctx| {
-            if let AnyFlow::Attach(attach) = flow {
-                r = Some(f(attach, ctx));
-            }
-            FlowStatus::Running
-        });
-        r
     }
 
     /// Emits a `page` diff when the page entry changed; runs after every input.

@@ -1,5 +1,19 @@
 //! The accessibility snapshot: one outline of the whole tab, OOPIFs included, with refs an
-//! agent acts on.
+//! agent acts on. A tab with two iframes, the second holding a third:
+//!
+//! ```text
+//! - heading "Welcome" [level=1] [ref=e1]
+//! - iframe [ref=e2]:
+//!   - checkbox "Agree" [ref=e3]
+//! - iframe [ref=e4]:
+//!   - button "Go" [ref=e5]
+//!   - iframe [ref=e6]:
+//!     - link "Deep link" [ref=e7]
+//! ```
+//!
+//! Each ref is an [`AxRef`]: `{role, name, nth, frame_id, backend_node_id}`. The rules
+//! (which frames, which session, refs across snapshots, a re-rendered node found again) are
+//! in [`crate::manual::rules`], the accessibility snapshot.
 //!
 //! - [`AxNode`] reads a frame's `Accessibility.getFullAXTree`.
 //! - [`build_outline`] grafts each child frame's tree under its `<iframe>` and writes the

@@ -18,7 +18,8 @@
 //!   budget, and the element path runs again on the node found; none found: `stale_ref`.
 //! - At the flow's deadline: `Runtime.terminateExecution` on the session (its reply does not
 //!   matter), a `timeout` error, done; the script's own reply, when it comes, is dropped.
-//! - A dialog that opens meanwhile (and that no policy answers) ends it as `blocked`.
+//! - A dialog that opens meanwhile (and that no policy answers) ends it as `blocked`; its
+//!   release is queued behind the paused script, so what the script returns is freed too.
 //!
 //! The object group is released at the end (best effort).
 
@@ -508,12 +509,9 @@ impl EvaluateFlow {
             return FlowStatus::Running;
         }
         let dialog = Box::new(dialog.clone());
-        // The script's reply is consumed quietly when the dialog closes.
-        ctx.out.emit(Event::Evaluated {
-            id: self.id,
-            outcome: Err(EvalError::Blocked { dialog }),
-        });
-        FlowStatus::Done
+        // The script's reply is consumed quietly when the dialog closes; the release sent
+        // now waits behind the script on the page's thread, so it frees what it returns.
+        self.finish(ctx, Err(EvalError::Blocked { dialog }))
     }
 
     /// The answer, and the object group released.
@@ -528,10 +526,13 @@ impl EvaluateFlow {
                 CommandError::Disconnected { .. } | CommandError::SessionGone { .. }
             ))
         );
-        // A timeout or a dialog may leave objects made after the end: release then too.
+        // A timeout, a cancel or a dialog may leave objects made after the end: release
+        // then too.
         let late = matches!(
             &outcome,
-            Err(EvalError::Timeout { .. } | EvalError::Cancelled { .. })
+            Err(EvalError::Timeout { .. }
+                | EvalError::Cancelled { .. }
+                | EvalError::Blocked { .. })
         );
         if !gone && (self.group_used || late) {
             let params = json!({ "objectGroup": self.group });

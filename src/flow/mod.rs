@@ -13,9 +13,10 @@
 //!    `deadline`, `on_timeout`, and `on_event` if it wants events (copy their signatures from
 //!    [`attach::AttachFlow`]). Add the variant `AnyFlow::Evaluate(EvaluateFlow)` and one
 //!    arm per method in [`AnyFlow`]'s `impl`.
-//! 2. Start it from a public method in `supervisor.rs` (the only `impl Supervisor`):
-//!    `let id = self.flows.next_id(); self.flows.start(id, AnyFlow::Evaluate(flow));
-//!    self.cascade().with_flow(id, |f, ctx| ...)` to send its first commands.
+//! 2. Start it from a public method in `supervisor.rs` (the only `impl Supervisor`), which
+//!    advances the clock and calls a `begin_*` of `flow/begin.rs`: the checks that refuse
+//!    at once, then `let id = self.flows.next_id(); self.flows.start(id,
+//!    AnyFlow::Evaluate(flow)); self.with_flow(id, |f, ctx| ...)` to send its first commands.
 //! 3. Send commands with `ctx.out.send(Some(session), method, params,
 //!    Purpose::Flow(FlowTag { flow: id, step }), timeout)`; `step` is the flow's own number
 //!    for what the command is for (a `mod step { pub const ...: u16 }`, as the attach flow
@@ -41,6 +42,7 @@
 pub(crate) mod act;
 pub(crate) mod attach;
 pub(crate) mod ax_snapshot;
+mod begin;
 pub(crate) mod evaluate;
 pub(crate) mod resolve_ref;
 

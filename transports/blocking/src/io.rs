@@ -1,29 +1,24 @@
-//! The I/O thread: does what the [`LoopDriver`] says, nothing more.
-//!
-//! std cannot wait on a socket and a channel at once, so a read blocks at most
-//! [`POLL_INTERVAL`] and the requests that arrived meanwhile are taken after it.
+//! The I/O thread: does what the [`LoopDriver`] says, nothing more. std cannot wait on a
+//! socket and a channel at once: the thread waits on its requests, and a watcher thread
+//! `peek`s a dup of the TCP socket and sends [`Request::Wake`] when bytes came; the thread
+//! reads without blocking until the socket is empty, then lets the watcher peek again.
 
 use std::io::ErrorKind;
-use std::net::{TcpStream, ToSocketAddrs};
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
-use cdp_supervisor_driver::endpoint::{untrusted_certificate, ws_address, HTTP_TIMEOUT};
-#[cfg(not(feature = "launch"))]
-use cdp_supervisor_driver::endpoint::{Endpoint, EndpointError};
+use cdp_supervisor_driver::endpoint::{tcp_address, HTTP_TIMEOUT};
 use cdp_supervisor_driver::limits::{MAX_MESSAGE_SIZE, READ_BUFFER_SIZE};
 use cdp_supervisor_driver::{Action, ClientError, Clock, LoopDriver, Request};
 use tungstenite::protocol::WebSocketConfig;
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
 
-/// The longest the I/O thread blocks in a read, so that requests are taken promptly.
-const POLL_INTERVAL: Duration = Duration::from_millis(20);
-
 pub(crate) type Ws = WebSocket<MaybeTlsStream<TcpStream>>;
 
-/// The TCP stream under the WebSocket (under TLS for `wss://`), for its timeouts.
-fn tcp(ws: &mut Ws) -> Option<&TcpStream> {
+/// The TCP stream under the WebSocket (under TLS for `wss://`).
+fn tcp(ws: &Ws) -> Option<&TcpStream> {
     match ws.get_ref() {
         MaybeTlsStream::Plain(s) => Some(s),
         #[cfg(feature = "tls")]
@@ -32,69 +27,126 @@ fn tcp(ws: &mut Ws) -> Option<&TcpStream> {
     }
 }
 
-/// The thread's body.
+/// A WebSocket and its watcher, which is told to peek again through `drained`.
+struct Socket {
+    ws: Ws,
+    drained: Sender<()>,
+}
+
+impl Socket {
+    fn watch(ws: Ws, wake: &Sender<Request>) -> Result<Socket, String> {
+        let tcp = tcp(&ws).ok_or("no TCP socket under the WebSocket")?;
+        let _ = tcp.set_read_timeout(None); // the watcher peeks as long as the socket is quiet
+        let peer = tcp
+            .try_clone()
+            .map_err(|e| format!("cannot watch the socket: {e}"))?;
+        let (drained, peek_again) = mpsc::channel::<()>();
+        let wake = wake.clone();
+        let watcher = move || loop {
+            match peer.peek(&mut [0u8; 1]) {
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                // Closed or failed: one last wake, so that the loop reads why.
+                Ok(0) | Err(_) => return drop(wake.send(Request::Wake)),
+                Ok(_) if wake.send(Request::Wake).is_err() || peek_again.recv().is_err() => return,
+                Ok(_) => {}
+            }
+        };
+        let spawned = std::thread::Builder::new().name("cdp-supervisor-watch".into());
+        spawned
+            .spawn(watcher)
+            .map_err(|e| format!("cannot start the socket watcher: {e}"))?;
+        Ok(Socket { ws, drained })
+    }
+
+    /// Reads every message already there, without blocking; why the socket is lost, if it is.
+    fn drain(&mut self, run: &mut LoopDriver, clock: &Clock) -> Option<String> {
+        let _ = tcp(&self.ws).map(|t| t.set_nonblocking(true));
+        let lost = loop {
+            match self.ws.read() {
+                Ok(Message::Text(text)) => run.message(clock.now(), text.as_str()),
+                Ok(Message::Close(frame)) => {
+                    break Some(format!("the browser closed the WebSocket ({frame:?})"))
+                }
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e)) if e.kind() == ErrorKind::WouldBlock => break None,
+                Err(e) => break Some(format!("the WebSocket failed: {e}")),
+            }
+        };
+        let _ = tcp(&self.ws).map(|t| t.set_nonblocking(false));
+        let _ = self.drained.send(());
+        lost
+    }
+}
+
+impl Drop for Socket {
+    /// Ends the watcher's `peek` (its dup keeps the connection open otherwise).
+    fn drop(&mut self) {
+        let _ = tcp(&self.ws).map(|t| t.shutdown(Shutdown::Both));
+    }
+}
+
+/// The thread's body. `wake` is a sender of the request channel, for the watchers.
 pub(crate) fn run(
     mut run: LoopDriver,
     clock: Clock,
     ws: Ws,
     endpoint: String,
     requests: Receiver<Request>,
+    wake: Sender<Request>,
 ) {
-    let mut socket = Some(ws);
-    loop {
-        loop {
-            match requests.try_recv() {
-                Ok(r) => run.request(clock.now(), r),
-                Err(TryRecvError::Empty) => break,
-                Err(TryRecvError::Disconnected) => {
-                    run.requests_closed(clock.now());
-                    break;
-                }
-            }
+    let mut readable = false;
+    // One request (or wake) within `wait`, if any. The channel never disconnects (`wake`).
+    let take = |run: &mut LoopDriver, readable: &mut bool, wait| {
+        match requests.recv_timeout(wait) {
+            Ok(Request::Wake) => *readable = true,
+            Ok(r) => run.request(clock.now(), r),
+            Err(_) => return false,
         }
+        true
+    };
+    let mut socket = Socket::watch(ws, &wake)
+        .map_err(|e| run.connection_lost(clock.now(), e))
+        .ok();
+    loop {
+        while take(&mut run, &mut readable, Duration::ZERO) {}
         let lost = match (run.poll_action(clock.now()), socket.as_mut()) {
-            (Action::Write(text), Some(ws)) => ws
-                .send(Message::text(text))
-                .err()
-                .map(|e| format!("writing to the WebSocket failed: {e}")),
-            (Action::Read { timeout }, Some(ws)) => {
-                let wait = timeout.map_or(POLL_INTERVAL, |t| t.min(POLL_INTERVAL));
-                if let Some(tcp) = tcp(ws) {
-                    let _ = tcp.set_read_timeout(Some(wait.max(Duration::from_millis(1))));
-                }
-                match ws.read() {
-                    Ok(Message::Text(text)) => {
-                        run.message(clock.now(), text.as_str());
-                        None
-                    }
-                    Ok(Message::Close(frame)) => {
-                        Some(format!("the browser closed the WebSocket ({frame:?})"))
-                    }
-                    Ok(_) => None,
-                    Err(tungstenite::Error::Io(e))
-                        if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) =>
-                    {
-                        None
-                    }
-                    Err(e) => Some(format!("the WebSocket failed: {e}")),
-                }
+            (Action::Write(text), Some(s)) => {
+                s.ws.send(Message::text(text))
+                    .err()
+                    .map(|e| format!("writing to the WebSocket failed: {e}"))
             }
-            (Action::Write(_) | Action::Read { .. }, None) => Some("no WebSocket".into()),
-            (Action::Sleep { timeout }, _) => {
-                std::thread::sleep(timeout.min(POLL_INTERVAL));
+            (Action::Read { .. }, Some(s)) if readable => {
+                readable = false;
+                s.drain(&mut run, &clock)
+            }
+            // A quiet socket and no deadline: the watcher or a request wakes it.
+            (Action::Read { timeout }, _) => {
+                take(
+                    &mut run,
+                    &mut readable,
+                    timeout.unwrap_or(Duration::from_secs(3600)),
+                );
                 None
             }
+            (Action::Sleep { timeout }, _) => {
+                take(&mut run, &mut readable, timeout);
+                None
+            }
+
+            (Action::Write(_), None) => Some("no WebSocket".into()),
             (Action::Connect, _) => {
-                let opened = open(&endpoint).map(|(url, ws)| {
-                    socket = Some(ws);
-                    url
+                let opened = open(&endpoint).and_then(|(url, ws)| {
+                    let watched =
+                        Socket::watch(ws, &wake).map_err(|e| ClientError::connect(&url, e));
+                    socket = Some(watched?);
+                    Ok(url)
                 });
                 run.connect_outcome(clock.now(), opened);
                 None
             }
             (Action::Close, _) => {
-                if let Some(ws) = socket.as_mut() {
-                    close(ws);
+                if let Some(s) = socket.as_mut() {
+                    close(&mut s.ws);
                 }
                 socket = None;
                 run.closed(clock.now());
@@ -112,16 +164,9 @@ pub(crate) fn run(
 /// Resolves `endpoint` and opens the WebSocket.
 pub(crate) fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
     let url = resolve(endpoint)?;
-    let err = |error: String| ClientError::Connect {
-        url: cdp_supervisor_driver::endpoint::redact_url(&url),
-        error,
-    };
-    let (address, tls) = ws_address(&url).map_err(err)?;
-    if tls && !cfg!(feature = "tls") {
-        return Err(err(
-            "wss:// needs TLS, which this build leaves out: enable the `tls` feature of cdp-supervisor-blocking".into(),
-        ));
-    }
+    let err = |error| ClientError::connect(&url, error);
+    let address = tcp_address(&url, cfg!(feature = "tls"), "cdp-supervisor-blocking");
+    let address = address.map_err(err)?;
     let stream = connect_tcp(&address).map_err(err)?;
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_MESSAGE_SIZE))
@@ -131,48 +176,24 @@ pub(crate) fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
     #[cfg(feature = "tls")]
     let opened = tungstenite::client_tls_with_config(url.as_str(), stream, Some(config), None);
     #[cfg(not(feature = "tls"))]
-    let opened = tungstenite::client::client_with_config(
-        url.as_str(),
-        MaybeTlsStream::Plain(stream),
-        Some(config),
-    );
-    let (ws, _response) = opened.map_err(|e| err(handshake_error(e)))?;
+    let stream = MaybeTlsStream::Plain(stream);
+    #[cfg(not(feature = "tls"))]
+    let opened = tungstenite::client::client_with_config(url.as_str(), stream, Some(config));
+    let (ws, _response) = opened.map_err(|e| match e {
+        tungstenite::HandshakeError::Failure(e) => err(tls_error(e)),
+        tungstenite::HandshakeError::Interrupted(_) => err("the handshake timed out".into()),
+    })?;
     Ok((url, ws))
 }
 
-/// A handshake failure in words; a certificate the roots do not vouch for says so plainly.
-fn handshake_error(
-    e: tungstenite::HandshakeError<tungstenite::ClientHandshake<MaybeTlsStream<TcpStream>>>,
-) -> String {
-    match e {
-        tungstenite::HandshakeError::Failure(e) => tls_error(e),
-        tungstenite::HandshakeError::Interrupted(_) => "the WebSocket handshake timed out".into(),
-    }
-}
+cdp_supervisor_driver::tls_error_fn!();
 
-fn tls_error(e: tungstenite::Error) -> String {
-    // rustls's verdict arrives as the TLS error itself or inside the stream's I/O error,
-    // depending on where the handshake was when it failed.
-    let cause: Option<&(dyn std::error::Error + 'static)> = match &e {
-        #[cfg(feature = "tls")]
-        tungstenite::Error::Tls(tungstenite::error::TlsError::Rustls(inner)) => Some(&**inner),
-        tungstenite::Error::Io(io) => io.get_ref().map(|inner| inner as _),
-        _ => None,
-    };
-    cause
-        .and_then(untrusted_certificate)
-        .unwrap_or_else(|| e.to_string())
-}
-
-/// The WebSocket URL of `endpoint`, asking `/json/version` for an `http://` one.
+/// The WebSocket URL of `endpoint`, asking `/json/version` for an `http(s)://` one.
 fn resolve(endpoint: &str) -> Result<String, ClientError> {
     #[cfg(feature = "launch")]
     return Ok(cdp_supervisor_chromium::resolve(endpoint)?);
     #[cfg(not(feature = "launch"))]
-    match Endpoint::parse(endpoint)? {
-        Endpoint::WebSocket(url) => Ok(url),
-        Endpoint::DevTools { .. } => Err(EndpointError::no_lookup(endpoint).into()),
-    }
+    Ok(cdp_supervisor_driver::endpoint::ws_url(endpoint)?)
 }
 
 /// A TCP connection to `authority` with [`HTTP_TIMEOUT`] for connect, reads and writes.
@@ -184,10 +205,9 @@ fn connect_tcp(authority: &str) -> Result<TcpStream, String> {
     for addr in addrs {
         match TcpStream::connect_timeout(&addr, HTTP_TIMEOUT) {
             Ok(stream) => {
-                stream
-                    .set_read_timeout(Some(HTTP_TIMEOUT))
-                    .and_then(|()| stream.set_write_timeout(Some(HTTP_TIMEOUT)))
-                    .map_err(|e| format!("cannot configure the socket to {addr}: {e}"))?;
+                // Bounds the handshake; `Socket::watch` lifts the read timeout after it.
+                let _ = stream.set_read_timeout(Some(HTTP_TIMEOUT));
+                let _ = stream.set_write_timeout(Some(HTTP_TIMEOUT));
                 let _ = stream.set_nodelay(true);
                 return Ok(stream);
             }
@@ -200,9 +220,7 @@ fn connect_tcp(authority: &str) -> Result<TcpStream, String> {
 /// Closes cleanly: waits briefly for the browser's close reply.
 fn close(ws: &mut Ws) {
     let _ = ws.close(None);
-    if let Some(tcp) = tcp(ws) {
-        let _ = tcp.set_read_timeout(Some(Duration::from_millis(200)));
-    }
+    let _ = tcp(ws).map(|t| t.set_read_timeout(Some(Duration::from_millis(200))));
     let end = Instant::now() + Duration::from_millis(500);
     while Instant::now() < end && ws.read().is_ok() {}
 }

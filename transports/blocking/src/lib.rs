@@ -22,4 +22,3 @@ mod io;
 pub use cdp_supervisor_chromium::{Browser, LaunchError};
 pub use cdp_supervisor_driver::prelude::*;
 pub use client::{Client, PendingCommand};
-use serde_json::Value;

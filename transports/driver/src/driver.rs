@@ -253,6 +253,9 @@ pub enum Request {
         /// The outcome.
         reply: Reply<ActOutcome>,
     },
+    /// Nothing to do: it wakes a transport's loop that waits on its requests (the blocking
+    /// transport's socket watcher says so when the socket has bytes to read).
+    Wake,
 }
 
 /// The outcome of an evaluate: its value as JSON, or a typed error with a stable `code()`.
@@ -350,6 +353,7 @@ impl std::fmt::Debug for Request {
             Request::Evaluate { .. } => "Evaluate",
             Request::AxSnapshot { .. } => "AxSnapshot",
             Request::Act { .. } => "Act",
+            Request::Wake => "Wake",
         };
         f.write_str(name)
     }
@@ -661,6 +665,7 @@ impl Driver {
                     self.stopping = Some(vec![reply]);
                 }
             },
+            Request::Wake => {}
         }
         self.dispatch();
     }

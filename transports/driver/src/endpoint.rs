@@ -103,9 +103,10 @@ pub fn has_secrets(url: &str) -> bool {
 /// ```
 /// use cdp_supervisor_driver::endpoint::Endpoint;
 /// assert_eq!(Endpoint::parse("ws://h:1/x")?, Endpoint::WebSocket("ws://h:1/x".into()));
-/// assert_eq!(Endpoint::parse("http://h:9222/any")?, Endpoint::DevTools { authority: "h:9222".into() });
+/// assert_eq!(Endpoint::parse("http://h:9222/any")?, Endpoint::DevTools { authority: "h:9222".into(), tls: false });
+/// assert_eq!(Endpoint::parse("https://h:9222")?, Endpoint::DevTools { authority: "h:9222".into(), tls: true });
 /// assert_eq!(Endpoint::parse("wss://h/x?apiKey=k")?, Endpoint::WebSocket("wss://h/x?apiKey=k".into()));
-/// assert!(Endpoint::parse("https://h:9222").unwrap_err().message.contains("wss://"));
+/// assert!(Endpoint::parse("ftp://h").unwrap_err().message.contains("ws://"));
 /// # Ok::<(), cdp_supervisor_driver::endpoint::EndpointError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,11 +117,13 @@ pub enum Endpoint {
     DevTools {
         /// `host:port`.
         authority: String,
+        /// `https://`: the lookup and the WebSocket both go over TLS.
+        tls: bool,
     },
 }
 
 impl Endpoint {
-    /// Parses `ws://...`, `wss://...` (hosted browsers, TLS) or `http://host:port[/path]`
+    /// Parses `ws://...`, `wss://...` (hosted browsers, TLS) or `http(s)://host:port[/path]`
     /// (the path is ignored).
     pub fn parse(endpoint: &str) -> Result<Endpoint, EndpointError> {
         if endpoint.starts_with("ws://") || endpoint.starts_with("wss://") {
@@ -130,14 +133,13 @@ impl Endpoint {
             endpoint: redact_url(endpoint),
             message: message.to_owned(),
         };
-        if endpoint.starts_with("https://") {
+        let tls = endpoint.starts_with("https://");
+        let Some(rest) = endpoint
+            .strip_prefix("http://")
+            .or_else(|| endpoint.strip_prefix("https://"))
+        else {
             return Err(err(
-                "an https:// DevTools address is not looked up; give the browser's wss:// WebSocket URL (hosted browsers list it as their CDP or connect URL)",
-            ));
-        }
-        let Some(rest) = endpoint.strip_prefix("http://") else {
-            return Err(err(
-                "expected ws://HOST:PORT/devtools/browser/ID or http://HOST:PORT",
+                "expected ws://HOST:PORT/devtools/browser/ID, wss://..., or http(s)://HOST:PORT",
             ));
         };
         let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
@@ -147,7 +149,24 @@ impl Endpoint {
             .map_or(authority, |(_, host)| host);
         Ok(Endpoint::DevTools {
             authority: authority.to_owned(),
+            tls,
         })
+    }
+}
+
+/// The WebSocket URL of `endpoint` for a transport built without a lookup (its `launch`
+/// feature off): a `ws://` or `wss://` URL as is, an `http(s)://` address refused
+/// ([`EndpointError::no_lookup`]).
+///
+/// ```
+/// use cdp_supervisor_driver::endpoint::ws_url;
+/// assert_eq!(ws_url("ws://h:1/x").as_deref(), Ok("ws://h:1/x"));
+/// assert!(ws_url("http://h:1").unwrap_err().message.contains("`launch` feature"));
+/// ```
+pub fn ws_url(endpoint: &str) -> Result<String, EndpointError> {
+    match Endpoint::parse(endpoint)? {
+        Endpoint::WebSocket(url) => Ok(url),
+        Endpoint::DevTools { .. } => Err(EndpointError::no_lookup(endpoint)),
     }
 }
 
@@ -162,7 +181,7 @@ impl EndpointError {
     pub fn no_lookup(endpoint: &str) -> EndpointError {
         EndpointError {
             endpoint: redact_url(endpoint),
-            message: "resolving an http:// address needs the transport's `launch` feature (cdp-supervisor-chromium); pass the browser's ws:// URL instead".into(),
+            message: "resolving an http(s):// address needs the transport's `launch` feature (cdp-supervisor-chromium); pass the browser's ws:// or wss:// URL instead".into(),
         }
     }
 }
@@ -260,17 +279,61 @@ pub fn with_port(authority: &str) -> String {
 pub struct JsonVersion {
     endpoint: String,
     authority: String,
+    /// Asked over TLS (`https://`).
+    tls: bool,
     reply: Vec<u8>,
 }
 
 impl JsonVersion {
-    /// The exchange for `endpoint`, whose DevTools address is `authority`.
+    /// The exchange for `endpoint`, whose DevTools address is `authority` (over TLS when
+    /// `endpoint` is `https://`).
     pub fn new(endpoint: &str, authority: &str) -> JsonVersion {
         JsonVersion {
             endpoint: redact_url(endpoint),
             authority: authority.to_owned(),
+            tls: endpoint.starts_with("https://"),
             reply: Vec::new(),
         }
+    }
+
+    /// Whether the exchange goes over TLS (`https://`).
+    pub fn tls(&self) -> bool {
+        self.tls
+    }
+
+    /// The `host:port` to connect to: the authority, with port 443 (TLS) or 80 added when
+    /// it names none.
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::endpoint::JsonVersion;
+    /// assert_eq!(JsonVersion::new("https://h", "h").address(), "h:443");
+    /// assert_eq!(JsonVersion::new("http://h:9222", "h:9222").address(), "h:9222");
+    /// ```
+    pub fn address(&self) -> String {
+        with_default_port(&self.authority, if self.tls { 443 } else { 80 })
+    }
+
+    /// The server name to verify the certificate against: the authority's host.
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::endpoint::JsonVersion;
+    /// assert_eq!(JsonVersion::new("https://h.example:9", "h.example:9").host(), "h.example");
+    /// assert_eq!(JsonVersion::new("https://[::1]:9", "[::1]:9").host(), "::1");
+    /// ```
+    pub fn host(&self) -> &str {
+        let address = self.authority.as_str();
+        let host = match address.rsplit_once(':') {
+            Some((host, port)) if port.parse::<u16>().is_ok() => host,
+            _ => address,
+        };
+        host.trim_start_matches('[').trim_end_matches(']')
+    }
+
+    /// The error for a lookup this build cannot make: `https://` without TLS.
+    pub fn needs_tls(&self, transport: &str) -> EndpointError {
+        self.error(format!(
+            "an https:// DevTools address needs TLS, which this build leaves out: enable the `tls` feature of {transport}"
+        ))
     }
 
     /// The request to write.
@@ -334,6 +397,12 @@ impl JsonVersion {
             ))
         })?;
         match json.get("webSocketDebuggerUrl").and_then(|v| v.as_str()) {
+            // Chromium writes `ws://` and the Host it was asked with whatever carried the
+            // request: asked over TLS (a TLS front), the WebSocket goes over it too.
+            Some(url) if self.tls && url.starts_with("ws://") => Ok(format!(
+                "wss://{}",
+                url.get("ws://".len()..).unwrap_or_default()
+            )),
             Some(url) => Ok(url.to_owned()),
             None => Err(self.error(
                 "/json/version has no webSocketDebuggerUrl; is this a DevTools port?".into(),
@@ -369,6 +438,55 @@ pub fn untrusted_certificate(cause: &(dyn std::error::Error + 'static)) -> Optio
     None
 }
 
+/// Writes a transport's `fn tls_error(e: tungstenite::Error) -> String`: a failed
+/// WebSocket handshake in words, [`untrusted_certificate`]'s when rustls refused the
+/// server's certificate (hidden: both transports speak tungstenite, which this crate does
+/// not depend on; `tungstenite` and the `tls` feature are the caller's): a transport's
+/// I/O module writes `cdp_supervisor_driver::tls_error_fn!();`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! tls_error_fn {
+    () => {
+        /// A handshake failure in words; a certificate the roots do not vouch for says so
+        /// plainly.
+        fn tls_error(e: tungstenite::Error) -> String {
+            // rustls's verdict arrives as the TLS error itself or inside the stream's I/O
+            // error, depending on where the handshake was when it failed.
+            let cause: Option<&(dyn std::error::Error + 'static)> = match &e {
+                #[cfg(feature = "tls")]
+                tungstenite::Error::Tls(tungstenite::error::TlsError::Rustls(inner)) => {
+                    Some(&**inner)
+                }
+                tungstenite::Error::Io(io) => io.get_ref().map(|inner| inner as _),
+                _ => None,
+            };
+            cause
+                .and_then($crate::endpoint::untrusted_certificate)
+                .unwrap_or_else(|| e.to_string())
+        }
+    };
+}
+
+/// The `host:port` a transport opens a TCP connection to for the WebSocket `url`
+/// ([`ws_address`]). A `wss://` URL is refused, saying which feature to turn on, when
+/// `transport` was built without TLS (`tls`: whether its `tls` feature is on).
+///
+/// ```
+/// use cdp_supervisor_driver::endpoint::tcp_address;
+/// assert_eq!(tcp_address("ws://h:9/x", false, "my-transport"), Ok("h:9".into()));
+/// assert_eq!(tcp_address("wss://h", true, "my-transport"), Ok("h:443".into()));
+/// let refused = tcp_address("wss://h", false, "my-transport").unwrap_err();
+/// assert!(refused.ends_with("enable the `tls` feature of my-transport"), "{refused}");
+/// ```
+pub fn tcp_address(url: &str, tls: bool, transport: &str) -> Result<String, String> {
+    match ws_address(url)? {
+        (_, true) if !tls => Err(format!(
+            "wss:// needs TLS, which this build leaves out: enable the `tls` feature of {transport}"
+        )),
+        (address, _) => Ok(address),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,6 +496,29 @@ mod tests {
         assert_eq!(split_ws_url("ws://[::1]:9"), Some(("[::1]:9", "/")));
         assert_eq!(split_ws_url("ws:///x"), None);
         assert_eq!(split_ws_url("ws://u:p@h:1/x?k=v"), Some(("h:1", "/x?k=v")));
+    }
+
+    #[test]
+    fn a_lookup_over_tls_answers_a_wss_url() {
+        let reply = |url: &str| {
+            let body = format!(r#"{{"webSocketDebuggerUrl":"{url}"}}"#);
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        };
+        let mut l = JsonVersion::new("https://h:9?k=v", "h:9");
+        assert!(l.tls());
+        let got = l.received(reply("ws://h:9/devtools/browser/b").as_bytes());
+        assert_eq!(got, Some(Ok("wss://h:9/devtools/browser/b".into())));
+        // A front that already says wss:// is taken as is; plain http:// is never upgraded.
+        let mut l = JsonVersion::new("https://h", "h");
+        let got = l.received(reply("wss://h/devtools/browser/b").as_bytes());
+        assert_eq!(got, Some(Ok("wss://h/devtools/browser/b".into())));
+        let mut l = JsonVersion::new("http://h:9", "h:9");
+        let got = l.received(reply("ws://h:9/devtools/browser/b").as_bytes());
+        assert_eq!(got, Some(Ok("ws://h:9/devtools/browser/b".into())));
+        assert!(l.needs_tls("t").message.contains("`tls` feature of t"));
     }
 
     #[test]
@@ -418,11 +559,12 @@ mod tests {
     #[test]
     fn others_are_refused() {
         assert!(Endpoint::parse("ftp://h").is_err());
-        assert!(Endpoint::parse("https://h").is_err());
+        assert!(Endpoint::parse("file:///h").is_err());
         assert_eq!(
             Endpoint::parse("http://u:p@h:1?token=T"),
             Ok(Endpoint::DevTools {
-                authority: "h:1".into()
+                authority: "h:1".into(),
+                tls: false
             })
         );
     }

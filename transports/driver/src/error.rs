@@ -75,6 +75,31 @@ pub enum ClientError {
 }
 
 impl ClientError {
+    /// [`ClientError::Connect`] for the WebSocket `url`, stored redacted
+    /// ([`redact_url`]).
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::ClientError;
+    /// let e = ClientError::connect("ws://h:1/x?apiKey=SECRET", "refused".into());
+    /// assert!(matches!(&e, ClientError::Connect { url, .. } if !url.contains("SECRET")));
+    /// ```
+    pub fn connect(url: &str, error: String) -> ClientError {
+        let url = redact_url(url);
+        ClientError::Connect { url, error }
+    }
+
+    /// [`ClientError::Timeout`]: the wait for `what` ran out `after` this long.
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::ClientError;
+    /// let e = ClientError::timeout("the page", std::time::Duration::from_secs(1));
+    /// assert_eq!(e.to_string(), "timed out after 1s waiting for the page");
+    /// ```
+    pub fn timeout(what: &str, after: Duration) -> ClientError {
+        let what = what.to_owned();
+        ClientError::Timeout { what, after }
+    }
+
     /// The stable snake_case code of this error, the word a program branches on (the
     /// sidecar's `code`); the core's errors keep theirs ([`CommandError::code`],
     /// [`DialogError::code`]).

@@ -40,6 +40,7 @@
 #![warn(missing_docs)]
 
 pub mod backoff;
+mod client_api;
 mod clock;
 mod driver;
 pub mod endpoint;

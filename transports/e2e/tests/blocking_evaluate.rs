@@ -228,3 +228,44 @@ fn an_alert_answers_blocked_at_once() {
     assert_eq!(value(c, Evaluation::new("'after'")), "after");
     w.client.stop().unwrap();
 }
+
+/// An evaluate that a dialog blocked leaves nothing behind: the object its script returns
+/// once the dialog is answered (its reply is dropped) is released, so the page can collect it.
+#[test]
+fn a_blocked_evaluate_leaves_no_object_behind() {
+    let Some(w) = world(
+        "evaluate-blocked-release",
+        options("evaluate-blocked-release"),
+    ) else {
+        return;
+    };
+    let _frames = open_demo(&w);
+    let c = &w.client;
+    let script = "(() => { const o = { big: new Array(100000).fill(7) }; \
+                  window.__held = new WeakRef(o); alert('hold'); return o; })()";
+    let Err(ClientError::Evaluate(e)) = c.evaluate(Evaluation::new(script)) else {
+        panic!("the alert should block the evaluate")
+    };
+    assert_eq!(e.code(), "blocked");
+    let dialog = e.dialog().unwrap().id.clone();
+    c.respond_dialog(
+        cdp_supervisor_blocking::DialogAction::Accept,
+        None,
+        Some(&dialog),
+    )
+    .unwrap();
+    let collected = (0..20).any(|_| {
+        let gc = c.command(None, "HeapProfiler.collectGarbage", json!({}), ms(5000));
+        gc.unwrap();
+        let gone = value(c, Evaluation::new("window.__held.deref() === undefined"));
+        gone == json!(true) || {
+            std::thread::sleep(ms(100));
+            false
+        }
+    });
+    assert!(
+        collected,
+        "the blocked script's returned object is still held"
+    );
+    w.client.stop().unwrap();
+}

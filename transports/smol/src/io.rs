@@ -6,9 +6,7 @@ use std::time::Duration;
 use async_tungstenite::tungstenite::protocol::WebSocketConfig;
 use async_tungstenite::tungstenite::{self, Message};
 use async_tungstenite::WebSocketStream;
-#[cfg(not(feature = "launch"))]
-use cdp_supervisor_driver::endpoint::EndpointError;
-use cdp_supervisor_driver::endpoint::{untrusted_certificate, ws_address, Endpoint, HTTP_TIMEOUT};
+use cdp_supervisor_driver::endpoint::{tcp_address, Endpoint, HTTP_TIMEOUT};
 use cdp_supervisor_driver::limits::{MAX_MESSAGE_SIZE, READ_BUFFER_SIZE};
 use cdp_supervisor_driver::{Action, ClientError, Clock, LoopDriver, Request};
 use smol::channel::Receiver;
@@ -85,15 +83,11 @@ pub(crate) async fn run(
                 None
             }
             (Action::Connect, _) => {
-                let (url, ws) = match open(&endpoint).await {
-                    Ok(opened) => opened,
-                    Err(e) => {
-                        run.connect_failed(clock.now(), e.to_string());
-                        continue;
-                    }
-                };
-                socket = Some(ws);
-                run.connected(clock.now(), &url);
+                let opened = open(&endpoint).await.map(|(url, ws)| {
+                    socket = Some(ws);
+                    url
+                });
+                run.connect_outcome(clock.now(), opened);
                 None
             }
         };
@@ -123,16 +117,9 @@ async fn timer(timeout: Option<Duration>) -> Wake {
 /// no helper thread.
 pub(crate) async fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
     let url = resolve(endpoint).await?;
-    let err = |error: String| ClientError::Connect {
-        url: cdp_supervisor_driver::endpoint::redact_url(&url),
-        error,
-    };
-    let (address, tls) = ws_address(&url).map_err(err)?;
-    if tls && !cfg!(feature = "tls") {
-        return Err(err(
-            "wss:// needs TLS, which this build leaves out: enable the `tls` feature of cdp-supervisor-smol".into(),
-        ));
-    }
+    let err = |error| ClientError::connect(&url, error);
+    let address = tcp_address(&url, cfg!(feature = "tls"), "cdp-supervisor-smol");
+    let address = address.map_err(err)?;
     let handshake = async {
         let tcp = TcpStream::connect(address.as_str())
             .await
@@ -161,32 +148,17 @@ pub(crate) async fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
     Ok((url, ws))
 }
 
-/// A handshake failure in words; a certificate the roots do not vouch for says so plainly.
-fn tls_error(e: tungstenite::Error) -> String {
-    // rustls's verdict arrives as the TLS error itself or inside the stream's I/O error,
-    // depending on where the handshake was when it failed.
-    let cause: Option<&(dyn std::error::Error + 'static)> = match &e {
-        #[cfg(feature = "tls")]
-        tungstenite::Error::Tls(tungstenite::error::TlsError::Rustls(inner)) => Some(&**inner),
-        tungstenite::Error::Io(io) => io.get_ref().map(|inner| inner as _),
-        _ => None,
-    };
-    cause
-        .and_then(untrusted_certificate)
-        .unwrap_or_else(|| e.to_string())
-}
+cdp_supervisor_driver::tls_error_fn!();
 
 /// The WebSocket URL of `endpoint`: a `ws://` URL needs no I/O (and no helper thread);
-/// an `http://` address is asked for it on a helper thread (a blocking HTTP GET).
+/// an `http(s)://` address is asked for it on a helper thread (a blocking HTTP GET).
 async fn resolve(endpoint: &str) -> Result<String, ClientError> {
     match Endpoint::parse(endpoint)? {
-        Endpoint::WebSocket(url) => Ok(url),
         #[cfg(feature = "launch")]
         Endpoint::DevTools { .. } => {
             let endpoint = endpoint.to_owned();
             Ok(smol::unblock(move || cdp_supervisor_chromium::resolve(&endpoint)).await?)
         }
-        #[cfg(not(feature = "launch"))]
-        Endpoint::DevTools { .. } => Err(EndpointError::no_lookup(endpoint).into()),
+        _ => Ok(cdp_supervisor_driver::endpoint::ws_url(endpoint)?),
     }
 }

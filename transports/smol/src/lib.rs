@@ -8,8 +8,9 @@
 //! API, is `cdp-supervisor-blocking`.
 //!
 //! With the default `launch` feature, [`Client::launch`] starts a headless Chromium
-//! (`cdp-supervisor-chromium`) and closes it when the client drops. Example (run by CI
-//! against a real Chromium): `cargo run -p cdp-supervisor-smol --example smol_quickstart`.
+//! (`cdp-supervisor-chromium`, on a helper thread) and closes it when the client drops.
+//! Example (run by CI against a real Chromium): `cargo run -p cdp-supervisor-smol
+//! --example smol_quickstart`.
 //!
 //! `connect` and `launch` return once the page is live (or blocked by a dialog an
 //! earlier client left open: then [`Client::recover`] releases it), within
@@ -17,7 +18,7 @@
 //! reconnect waits for it within its own deadline.
 //!
 //! ```
-//! use cdp_supervisor_smol::{Client, ClientError, CommandUpdate, DialogAction, DialogPolicy, Options};
+//! use cdp_supervisor_smol::{act, Client, ClientError, CommandUpdate, DialogAction, DialogPolicy, Evaluation, Options};
 //! use serde_json::json;
 //! use std::time::Duration;
 //! smol::block_on(async {
@@ -28,6 +29,11 @@
 //!     client.command(None, "Page.navigate", page, wait).await?;
 //!     let data_url = |s: &cdp_supervisor_smol::Snapshot| s.frame_tree.top.as_ref().is_some_and(|t| t.url.starts_with("data:"));
 //!     client.wait_for(wait, "the page", data_url).await?;
+//!     // An evaluate answers within its budget: a stuck script is stopped, the frame stays usable.
+//!     assert_eq!(client.evaluate(Evaluation::new("6 * 7")).await?.value, 42);
+//!     let stuck = Evaluation::new("while(true){}").within(Duration::from_millis(500));
+//!     assert_eq!(client.evaluate(stuck).await.err().map(|e| e.code()), Some("timeout"));
+//!     assert_eq!(client.evaluate(Evaluation::new("'usable'")).await?.value, "usable");
 //!     // A dialog blocks an evaluate: the command learns it at once, the agent answers it.
 //!     let ask = json!({"expression": "confirm('ok?')"});
 //!     let pending = client.start_command(None, "Runtime.evaluate", ask, wait).await?;
@@ -48,6 +54,11 @@
 //!     let ok = ok.ok_or(ClientError::Timeout { what: "the button's ref".into(), after: wait })?;
 //!     let node = json!({"backendNodeId": ok.backend_node_id});
 //!     client.command(Some(&ok.frame_id), "DOM.resolveNode", node, wait).await?;
+//!     // An agent action: its result is the page once settled, with a screenshot.
+//!     let navigate = act::Action::Navigate { url: "data:text/html,<title>Bye</title>".into() };
+//!     let result = client.act(navigate, act::ActOptions::default()).await?;
+//!     assert_eq!((result.title.as_str(), result.navigated, result.settled), ("Bye", true, true));
+//!     assert!(result.screenshot.is_some());
 //!     client.set_policy(DialogPolicy::AutoDismiss).await?;
 //!     assert!(client.settle(DialogAction::Dismiss).await?.is_empty()); // nothing pending
 //!     assert!(events.len() > 1);
@@ -67,4 +78,3 @@ mod io; // the task
 pub use cdp_supervisor_chromium::{Browser, LaunchError};
 pub use cdp_supervisor_driver::prelude::*;
 pub use client::{Client, PendingCommand};
-use serde_json::Value;

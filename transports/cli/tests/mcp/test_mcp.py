@@ -8,6 +8,8 @@ page with a cross-site iframe; a snapshot shows the iframe's button with a ref; 
 ref and get an image back; an `alert` raised from inside the iframe is named in the next
 result; answer it with browser_handle_dialog; a `while(true){}` evaluate with a 1 s budget
 returns an error in time and the next call works; browser_close leaves no browser running.
+Then an unreachable --cdp endpoint: an error naming --fallback-local, and with it a local
+browser and the warning in the first result, the URL's secret redacted in both.
 Exits non-zero on the first failed check.
 """
 import asyncio
@@ -74,6 +76,16 @@ def chromium_pids(profile_hint):
     return {l.split()[0] for l in out.splitlines() if "chromium" in l and profile_hint in l}
 
 
+def browsers_gone(before):
+    """Whether, within 5 s, no browser runs that this run started (others may run tests of
+    their own meanwhile: only those not in `before` count)."""
+    for _ in range(50):
+        if not (chromium_pids("cdp-supervise-profile") - before):
+            return True
+        time.sleep(0.1)
+    return False
+
+
 async def main():
     before = chromium_pids("cdp-supervise-profile")
     port = serve()
@@ -128,22 +140,43 @@ async def main():
         r = await client.call_tool("browser_close", {})
         check(not r.is_error and "Closed" in text_of(r), "browser_close answers", r)
         # Still connected: the browser itself is gone after browser_close, not only at exit.
-        gone = False
-        for _ in range(50):
-            if not (chromium_pids("cdp-supervise-profile") - before):
-                gone = True
-                break
-            time.sleep(0.1)
-        check(gone, "browser_close closes the launched browser while the session goes on")
-    # Only the browsers this run started count (another test may run its own meanwhile).
-    left = set()
-    for _ in range(50):
-        left = chromium_pids("cdp-supervise-profile") - before
-        if not left:
-            break
-        time.sleep(0.1)
-    check(not left, "no browser left running")
+        check(browsers_gone(before), "browser_close closes the launched browser while the session goes on")
+    check(browsers_gone(before), "no browser left running")
+
+
+def closed_port():
+    """A loopback port nothing listens on."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def unreachable_endpoint():
+    """--cdp to a dead endpoint: an error naming the way out; with --fallback-local, a local
+    browser and the warning in the first result. The URL's secret never shows."""
+    dead = f"ws://127.0.0.1:{closed_port()}/devtools/browser/x?apiKey=SECRET123"
+    before = chromium_pids("cdp-supervise-profile")
+    params = StdioServerParameters(command=BINARY, args=["mcp", "--cdp", dead], env={**os.environ})
+    async with Client(params) as client:
+        r = await client.call_tool("browser_navigate", {"url": "data:text/html,<title>x</title>"})
+        check(r.is_error and "--fallback-local" in text_of(r), "an unreachable --cdp is an error naming --fallback-local", r)
+        check("SECRET123" not in text_of(r), "the endpoint's secret is redacted in the error", r)
+    args = ["mcp", "--cdp", dead, "--fallback-local"]
+    params = StdioServerParameters(command=BINARY, args=args, env={**os.environ})
+    async with Client(params) as client:
+        r = await client.call_tool("browser_navigate", {"url": "data:text/html,<title>Fallback</title>"})
+        text = text_of(r)
+        check(not r.is_error and "Fallback" in text, "--fallback-local supervises a local browser", r)
+        check("Warning:" in text and "local headless Chromium instead" in text,
+              "the first result carries the fallback warning", r)
+        check("SECRET123" not in text, "the endpoint's secret is redacted in the warning", r)
+        check(bool(chromium_pids("cdp-supervise-profile") - before), "a local browser runs")
+        r = await client.call_tool("browser_evaluate", {"expression": "document.title"})
+        check(not r.is_error and "Warning:" not in text_of(r), "the warning is said once", r)
+    check(browsers_gone(before), "the fallback browser is closed at end of input")
 
 
 asyncio.run(main())
+asyncio.run(unreachable_endpoint())
 print("all MCP checks passed")

@@ -1,0 +1,337 @@
+//! The client API both transports share, written once: [`client_api!`](crate::client_api)
+//! expands to the methods of a transport's `Client` and `PendingCommand`, sync or async.
+
+/// Writes the shared methods of a transport's `Client` and `PendingCommand` (hidden from
+/// the docs: an embedder calls the methods, never the macro). Every method only asks the
+/// loop ([`Request`](crate::Request)); the driver decides.
+///
+/// The parameters: `async` and `.await` for an async transport, nothing for a blocking
+/// one; `channel`, the path of a function that makes an unbounded `(Sender, Receiver)`;
+/// `try_send`, the sender's method that sends without waiting (a reply is sent from a
+/// callback); `example`, where the transport's runnable example is (for the docs);
+/// `launch`, an expression that launches a `Browser` (with `.await` if async).
+///
+/// It expects at the call site: `Client` (fields `requests: Sender<Request>` and, with
+/// the `launch` feature, `browser: Option<Browser>`), `PendingCommand` (field
+/// `updates: Receiver<CommandUpdate>`); `Sender`, `Receiver`, `Browser`, `ClientError`
+/// and `ClientEvent` in scope (the docs link the last two); `serde_json` as a dependency;
+/// `Client::start(endpoint, options, events)` (connects, spawns the loop and waits until
+/// the page is attached); and `recv_within(&rx, wait) -> Result<Option<T>, ClientError>`
+/// (`None` after `wait`, [`ClientError::Closed`](crate::ClientError::Closed) when
+/// disconnected).
+///
+/// A blocking client on a loop with no browser (it answers from the supervisor's state;
+/// a transport's `start` opens the socket and runs the loop of the crate docs):
+///
+/// ```
+/// use cdp_supervisor_driver::{ClientError, ClientEvent, CommandUpdate, LoopDriver, Options, Request};
+/// use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+/// use std::time::Duration;
+///
+/// pub struct Client { requests: Sender<Request> }
+/// pub struct PendingCommand { updates: Receiver<CommandUpdate> }
+/// cdp_supervisor_driver::client_api! {
+///     async: [], await: [], channel: mpsc::channel, try_send: send,
+///     example: "this example", launch: unreachable!("no `launch` feature here"),
+/// }
+///
+/// impl Client {
+///     fn start(_: &str, options: Options, _: Option<Sender<ClientEvent>>) -> Result<Client, ClientError> {
+///         let (requests, rx) = mpsc::channel();
+///         let mut run = LoopDriver::new(&options, 0.0).map_err(ClientError::Record)?;
+///         std::thread::spawn(move || rx.into_iter().for_each(|r| run.request(0.0, r)));
+///         Ok(Client { requests })
+///     }
+/// }
+///
+/// fn recv_within<T>(rx: &Receiver<T>, wait: Duration) -> Result<Option<T>, ClientError> {
+///     match rx.recv_timeout(wait) {
+///         Ok(item) => Ok(Some(item)),
+///         Err(RecvTimeoutError::Timeout) => Ok(None),
+///         Err(RecvTimeoutError::Disconnected) => Err(ClientError::Closed),
+///     }
+/// }
+///
+/// let client = Client::connect("ws://127.0.0.1:1/devtools/browser/b", Options::default())?;
+/// assert!(client.snapshot()?.pending_dialogs.is_empty());
+/// let never = client.wait_for(Duration::from_millis(50), "a page", |s| s.page.is_some());
+/// assert_eq!(never.err().map(|e| e.code()), Some("timeout"));
+/// # Ok::<(), ClientError>(())
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! client_api {
+    (
+        async: [$($async:tt)?],
+        await: [$($await:tt)*],
+        channel: $channel:path,
+        try_send: $try_send:ident,
+        example: $example:literal,
+        launch: $launch:expr $(,)?
+    ) => {
+        impl PendingCommand {
+            /// The next update, waiting at most `timeout`.
+            pub $($async)? fn next_update(
+                &self,
+                timeout: ::std::time::Duration,
+            ) -> Result<$crate::CommandUpdate, $crate::ClientError> {
+                let update = recv_within(&self.updates, timeout) $($await)*?;
+                update.ok_or_else(|| $crate::ClientError::timeout("a command update", timeout))
+            }
+
+            /// Waits for the outcome: CDP's `result` object as JSON text. The core's
+            /// deadline bounds the wait.
+            pub $($async)? fn wait(self) -> Result<String, $crate::ClientError> {
+                while let Ok(update) = self.updates.recv() $($await)* {
+                    if let $crate::CommandUpdate::Finished(outcome) = update {
+                        return Ok(outcome?);
+                    }
+                }
+                Err($crate::ClientError::Closed)
+            }
+        }
+
+        impl Client {
+            /// Connects to a browser endpoint (`ws://...` or `http://host:port`) and
+            /// returns once its first page (or `options.config.target_id`) is attached.
+            pub $($async)? fn connect(
+                endpoint: &str,
+                options: $crate::Options,
+            ) -> Result<Client, $crate::ClientError> {
+                Client::start(endpoint, options, None) $($await)*
+            }
+
+            /// [`Client::connect`] with a subscriber registered before the first
+            /// message, so that it sees every event from the start (no initial snapshot
+            /// is sent).
+            pub $($async)? fn connect_with_events(
+                endpoint: &str,
+                options: $crate::Options,
+                events: Sender<$crate::ClientEvent>,
+            ) -> Result<Client, $crate::ClientError> {
+                Client::start(endpoint, options, Some(events)) $($await)*
+            }
+
+            /// Launches a headless Chromium ([`Browser::launch`]) and connects to it; the
+            /// browser is closed when the client drops.
+            #[cfg(feature = "launch")]
+            pub $($async)? fn launch(
+                options: $crate::Options,
+            ) -> Result<Client, $crate::ClientError> {
+                Client::launch_with(options, None) $($await)*
+            }
+
+            /// [`Client::launch`] with an initial subscriber as in
+            /// [`Client::connect_with_events`].
+            #[cfg(feature = "launch")]
+            pub $($async)? fn launch_with_events(
+                options: $crate::Options,
+                events: Sender<$crate::ClientEvent>,
+            ) -> Result<Client, $crate::ClientError> {
+                Client::launch_with(options, Some(events)) $($await)*
+            }
+
+            #[cfg(feature = "launch")]
+            $($async)? fn launch_with(
+                options: $crate::Options,
+                events: Option<Sender<$crate::ClientEvent>>,
+            ) -> Result<Client, $crate::ClientError> {
+                let browser = $launch.map_err(|e| $crate::ClientError::Launch(Box::new(e)))?;
+                let mut client = Client::start(browser.ws_url(), options, events) $($await)*?;
+                client.browser = Some(browser);
+                Ok(client)
+            }
+
+            /// The browser this client launched, if it did.
+            #[cfg(feature = "launch")]
+            pub fn browser(&self) -> Option<&Browser> {
+                self.browser.as_ref()
+            }
+
+            /// The current snapshot.
+            pub $($async)? fn snapshot(
+                &self,
+            ) -> Result<$crate::Snapshot, $crate::ClientError> {
+                self.ask($crate::Request::Snapshot) $($await)*
+            }
+
+            /// Sends `method` into the session of `frame_id` (the top frame when `None`)
+            /// and returns at once; see [`PendingCommand`]. `params` must be a JSON
+            /// object (or null for none).
+            pub $($async)? fn start_command(
+                &self,
+                frame_id: Option<&str>,
+                method: &str,
+                params: ::serde_json::Value,
+                timeout: ::std::time::Duration,
+            ) -> Result<PendingCommand, $crate::ClientError> {
+                let request = |updates| $crate::Request::command(frame_id, method, params, timeout, updates);
+                self.pending(request) $($await)*
+            }
+
+            /// Sends a command and waits for CDP's `result` object. A dialog that blocks
+            /// it does not end the wait (use [`Client::start_command`] to learn of that
+            /// at once).
+            pub $($async)? fn command(
+                &self,
+                frame_id: Option<&str>,
+                method: &str,
+                params: ::serde_json::Value,
+                timeout: ::std::time::Duration,
+            ) -> Result<::serde_json::Value, $crate::ClientError> {
+                let pending = self.start_command(frame_id, method, params, timeout) $($await)*?;
+                Ok($crate::command_result(&pending.wait() $($await)*?))
+            }
+
+            /// Evaluates a script, or a function on an element, in any frame under one
+            /// budget (`evaluation.timeout`): the value as JSON, or [`ClientError::Evaluate`]
+            /// whose `code()` says why (`timeout`, `exception`, `blocked`, `stale_ref`,
+            /// ...). It always answers within the budget: a stuck script is terminated and
+            /// the frame stays usable.
+            pub $($async)? fn evaluate(
+                &self,
+                evaluation: $crate::cdp_supervisor::Evaluation,
+            ) -> Result<$crate::cdp_supervisor::EvalValue, $crate::ClientError> {
+                use $crate::cdp_supervisor::evaluate::{MAX_EVAL_TIMEOUT, TRANSPORT_MARGIN};
+                let wait = evaluation.timeout.min(MAX_EVAL_TIMEOUT) + TRANSPORT_MARGIN;
+                let (tx, rx) = $channel();
+                let reply = Box::new(move |v| drop(tx.$try_send(v)));
+                self.send($crate::Request::Evaluate { evaluation, reply }) $($await)*?;
+                let outcome = recv_within(&rx, wait) $($await)*?;
+                Ok(outcome.ok_or_else(|| $crate::ClientError::timeout("the evaluate's outcome", wait))??)
+            }
+
+            /// Answers a dialog (`None`: the single pending one) and waits until Chromium
+            /// closed it.
+            pub $($async)? fn respond_dialog(
+                &self,
+                action: $crate::DialogAction,
+                prompt_text: Option<&str>,
+                dialog_id: Option<&str>,
+            ) -> Result<$crate::cdp_supervisor::ClosedDialog, $crate::ClientError> {
+                let request = |reply| $crate::Request::dialog(action, prompt_text, dialog_id, reply);
+                Ok(self.ask(request) $($await)*??)
+            }
+
+            /// Runs an agent action (navigate, click, type, press, scroll, back, reload)
+            /// and waits for its result: the page after it settled, the console lines it
+            /// caused, a screenshot. A dialog it opens ends it at once (answer it, then
+            /// act again).
+            pub $($async)? fn act(
+                &self,
+                action: $crate::cdp_supervisor::act::Action,
+                options: $crate::cdp_supervisor::act::ActOptions,
+            ) -> Result<$crate::cdp_supervisor::act::ActResult, $crate::ClientError> {
+                self.ask(|reply| $crate::Request::Act { action, options, reply }) $($await)*?
+            }
+
+            /// Answers every pending dialog; one outcome per dialog.
+            pub $($async)? fn settle(
+                &self,
+                action: $crate::DialogAction,
+            ) -> Result<
+                Vec<Result<$crate::cdp_supervisor::ClosedDialog, $crate::cdp_supervisor::DialogError>>,
+                $crate::ClientError,
+            > {
+                self.ask(|reply| $crate::Request::Settle { action, reply }) $($await)*
+            }
+
+            /// Releases a page blocked by a dialog left open (a navigation to its URL) and
+            /// waits for the navigation's result.
+            pub $($async)? fn recover(
+                &self,
+            ) -> Result<::serde_json::Value, $crate::ClientError> {
+                let pending = self.pending($crate::Request::Recover) $($await)*?;
+                Ok($crate::command_result(&pending.wait() $($await)*?))
+            }
+
+            /// An accessibility snapshot of the whole tab, OOPIFs included: the outline
+            /// with a ref on each node an agent acts on, and the frames left out with why.
+            /// Refs stay the same across snapshots for unchanged nodes; resolve one with
+            /// `DOM.resolveNode {backendNodeId}` on its frame (`ref.frame_id`), as
+            #[doc = concat!($example, " does.")]
+            pub $($async)? fn ax_snapshot(
+                &self,
+                options: $crate::cdp_supervisor::ax::AxOptions,
+            ) -> Result<$crate::cdp_supervisor::ax::AxSnapshot, $crate::ClientError> {
+                Ok(self.ask(|reply| $crate::Request::AxSnapshot { options, reply }) $($await)*??)
+            }
+
+            /// Changes the dialog policy for dialogs opened from now on.
+            pub $($async)? fn set_policy(
+                &self,
+                policy: $crate::DialogPolicy,
+            ) -> Result<(), $crate::ClientError> {
+                self.send($crate::Request::SetPolicy(policy)) $($await)*
+            }
+
+            /// A stream of events: first the current [`ClientEvent::Snapshot`], then every
+            /// event after this call (it returns once registered). The channel is
+            /// unbounded: read it, or drop it.
+            pub $($async)? fn subscribe(
+                &self,
+            ) -> Result<Receiver<$crate::ClientEvent>, $crate::ClientError> {
+                let (tx, rx) = $channel();
+                let subscriber = Client::subscriber(tx);
+                self.ask(|registered| $crate::Request::Subscribe { subscriber, registered }) $($await)*?;
+                Ok(rx)
+            }
+
+            /// Waits until `done` holds for the snapshot, checking again after every
+            /// event, at most `timeout`; the error names `what`.
+            pub $($async)? fn wait_for(
+                &self,
+                timeout: ::std::time::Duration,
+                what: &str,
+                mut done: impl FnMut(&$crate::Snapshot) -> bool,
+            ) -> Result<$crate::Snapshot, $crate::ClientError> {
+                let events = self.subscribe() $($await)*?;
+                let end = ::std::time::Instant::now() + timeout;
+                loop {
+                    let snapshot = self.snapshot() $($await)*?;
+                    if done(&snapshot) {
+                        return Ok(snapshot);
+                    }
+                    let left = end.saturating_duration_since(::std::time::Instant::now());
+                    if recv_within(&events, left) $($await)*?.is_none() {
+                        return Err($crate::ClientError::timeout(what, timeout));
+                    }
+                    while events.try_recv().is_ok() {}
+                }
+            }
+
+            /// The subscriber that feeds `events`.
+            fn subscriber(events: Sender<$crate::ClientEvent>) -> $crate::Subscriber {
+                Box::new(move |e| events.$try_send(e).is_ok())
+            }
+
+            $($async)? fn send(
+                &self,
+                request: $crate::Request,
+            ) -> Result<(), $crate::ClientError> {
+                let sent = self.requests.send(request) $($await)*;
+                sent.map_err(|_| $crate::ClientError::Closed)
+            }
+
+            /// Sends the request `make` builds and waits for its reply.
+            $($async)? fn ask<T: Send + 'static>(
+                &self,
+                make: impl FnOnce($crate::Reply<T>) -> $crate::Request,
+            ) -> Result<T, $crate::ClientError> {
+                let (tx, rx) = $channel();
+                self.send(make(Box::new(move |v| drop(tx.$try_send(v))))) $($await)*?;
+                rx.recv() $($await)*.map_err(|_| $crate::ClientError::Closed)
+            }
+
+            /// Sends the command `make` builds; its updates come to the [`PendingCommand`].
+            $($async)? fn pending(
+                &self,
+                make: impl FnOnce($crate::Updates) -> $crate::Request,
+            ) -> Result<PendingCommand, $crate::ClientError> {
+                let (tx, updates) = $channel();
+                self.send(make(Box::new(move |u| drop(tx.$try_send(u))))) $($await)*?;
+                Ok(PendingCommand { updates })
+            }
+        }
+    };
+}
