@@ -676,14 +676,17 @@ fn push_console(
                 slot.level = level;
                 slot.text = text;
                 slot.at = at;
-                let same_session =
-                    (slot.session_id.as_ref()).is_some_and(|s| Arc::ptr_eq(s, &source.session_id));
+                let same_session = match &slot.session_id {
+                    Some(s) => Arc::ptr_eq(s, &source.session_id),
+                    None => false,
+                };
                 if !same_session {
                     slot.session_id = Some(Arc::clone(&source.session_id));
                 }
                 let same_frame = match (&slot.frame_id, &source.frame_id) {
                     (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                    (a, b) => a.is_none() && b.is_none(),
+                    (None, None) => true,
+                    _ => false,
                 };
                 if !same_frame {
                     slot.frame_id = source.frame_id.clone();
