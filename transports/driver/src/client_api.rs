@@ -92,8 +92,9 @@ macro_rules! client_api {
         }
 
         impl Client {
-            /// Connects to a browser endpoint (`ws://...` or `http://host:port`) and
-            /// returns once its first page (or `options.config.target_id`) is attached.
+            /// Connects to a browser endpoint (`ws://...`, `wss://...` with the `tls`
+            /// feature, or a DevTools address `http(s)://host:port`) and returns once its
+            /// first page (or `options.config.target_id`) is attached.
             pub $($async)? fn connect(
                 endpoint: &str,
                 options: $crate::Options,
