@@ -32,7 +32,8 @@
 /// pub struct PendingCommand { updates: Receiver<CommandUpdate> }
 /// cdp_supervisor_driver::client_api! {
 ///     async: [], await: [], channel: mpsc::channel, try_send: send,
-///     example: "this example", launch: unreachable!("no `launch` feature here"),
+///     // No `launch` feature in this crate: the launch methods are left out unwritten.
+///     example: "this example", launch: (),
 /// }
 ///
 /// impl Client {
