@@ -92,9 +92,14 @@ pub(crate) struct TargetInfo<'a> {
     pub target_id: Cow<'a, str>,
     #[serde(rename = "type", borrow)]
     pub kind: Cow<'a, str>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_cow")]
     pub url: Option<Cow<'a, str>>,
-    #[serde(default, rename = "parentFrameId", borrow)]
+    #[serde(
+        default,
+        rename = "parentFrameId",
+        borrow,
+        deserialize_with = "opt_cow"
+    )]
     pub parent_frame_id: Option<Cow<'a, str>>,
 }
 
@@ -135,15 +140,20 @@ pub(crate) struct DetachedFromTarget<'a> {
 pub(crate) struct PageFrame<'a> {
     #[serde(borrow)]
     pub id: Cow<'a, str>,
-    #[serde(default, rename = "parentId", borrow)]
+    #[serde(default, rename = "parentId", borrow, deserialize_with = "opt_cow")]
     pub parent_id: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     pub url: Cow<'a, str>,
-    #[serde(default, rename = "urlFragment", borrow)]
+    #[serde(default, rename = "urlFragment", borrow, deserialize_with = "opt_cow")]
     pub url_fragment: Option<Cow<'a, str>>,
-    #[serde(default, rename = "securityOrigin", borrow)]
+    #[serde(
+        default,
+        rename = "securityOrigin",
+        borrow,
+        deserialize_with = "opt_cow"
+    )]
     pub security_origin: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_cow")]
     pub name: Option<Cow<'a, str>>,
 }
 
@@ -168,7 +178,7 @@ pub(crate) struct FrameAttached<'a> {
 pub(crate) struct FrameDetached<'a> {
     #[serde(rename = "frameId", borrow)]
     pub frame_id: Cow<'a, str>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_cow")]
     pub reason: Option<Cow<'a, str>>,
 }
 
@@ -201,24 +211,29 @@ pub(crate) struct FrameTree<'a> {
 pub(crate) struct DialogOpening<'a> {
     #[serde(default, borrow)]
     pub url: Cow<'a, str>,
-    #[serde(default, rename = "frameId", borrow)]
+    #[serde(default, rename = "frameId", borrow, deserialize_with = "opt_cow")]
     pub frame_id: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     pub message: Cow<'a, str>,
     #[serde(rename = "type", borrow)]
     pub kind: Cow<'a, str>,
-    #[serde(default, rename = "defaultPrompt", borrow)]
+    #[serde(
+        default,
+        rename = "defaultPrompt",
+        borrow,
+        deserialize_with = "opt_cow"
+    )]
     pub default_prompt: Option<Cow<'a, str>>,
 }
 
 /// `Page.javascriptDialogClosed`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct DialogClosed<'a> {
-    #[serde(default, rename = "frameId", borrow)]
+    #[serde(default, rename = "frameId", borrow, deserialize_with = "opt_cow")]
     pub frame_id: Option<Cow<'a, str>>,
     #[serde(default)]
     pub result: bool,
-    #[serde(default, rename = "userInput", borrow)]
+    #[serde(default, rename = "userInput", borrow, deserialize_with = "opt_cow")]
     pub user_input: Option<Cow<'a, str>>,
 }
 
@@ -233,7 +248,7 @@ pub(crate) struct ExecutionContextCreated<'a> {
 pub(crate) struct ExecutionContext<'a> {
     pub id: i64,
     /// Unique across processes; what `Runtime.evaluate {uniqueContextId}` takes.
-    #[serde(default, rename = "uniqueId", borrow)]
+    #[serde(default, rename = "uniqueId", borrow, deserialize_with = "opt_cow")]
     pub unique_id: Option<Cow<'a, str>>,
     #[serde(default, rename = "auxData", borrow)]
     pub aux_data: Option<AuxData<'a>>,
@@ -241,7 +256,7 @@ pub(crate) struct ExecutionContext<'a> {
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct AuxData<'a> {
-    #[serde(default, rename = "frameId", borrow)]
+    #[serde(default, rename = "frameId", borrow, deserialize_with = "opt_cow")]
     pub frame_id: Option<Cow<'a, str>>,
     /// The frame's main world (not an isolated world of an extension or ours).
     #[serde(default, rename = "isDefault")]
@@ -372,6 +387,13 @@ impl<'de> Deserialize<'de> for BorrowedCow<'de> {
         }
         d.deserialize_str(V)
     }
+}
+
+/// For `Option<Cow<str>>` fields: serde's derive borrows a `Cow<str>` field, but one in
+/// an `Option` goes through `Cow`'s own impl, which always copies into a `String` (an
+/// allocation per frame id, URL, origin, ... of every frame and target event).
+fn opt_cow<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
+    Ok(Option::<BorrowedCow<'de>>::deserialize(d)?.map(|c| c.0))
 }
 
 /// Console arguments joined into one text as they are read.
@@ -555,7 +577,7 @@ pub(crate) struct RequestPaused<'a> {
     pub request_id: Cow<'a, str>,
     #[serde(borrow)]
     pub request: PausedRequest<'a>,
-    #[serde(default, rename = "frameId", borrow)]
+    #[serde(default, rename = "frameId", borrow, deserialize_with = "opt_cow")]
     pub frame_id: Option<Cow<'a, str>>,
 }
 
@@ -563,7 +585,7 @@ pub(crate) struct RequestPaused<'a> {
 pub(crate) struct PausedRequest<'a> {
     #[serde(borrow)]
     pub url: Cow<'a, str>,
-    #[serde(default, rename = "postData", borrow)]
+    #[serde(default, rename = "postData", borrow, deserialize_with = "opt_cow")]
     pub post_data: Option<Cow<'a, str>>,
     #[serde(default, rename = "postDataEntries", borrow)]
     pub post_data_entries: Vec<PostDataEntry<'a>>,
@@ -571,7 +593,7 @@ pub(crate) struct PausedRequest<'a> {
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct PostDataEntry<'a> {
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_cow")]
     pub bytes: Option<Cow<'a, str>>,
 }
 
@@ -580,7 +602,12 @@ pub(crate) struct PostDataEntry<'a> {
 pub(crate) struct FrameStartedNavigating<'a> {
     #[serde(rename = "frameId", borrow)]
     pub frame_id: Cow<'a, str>,
-    #[serde(default, rename = "navigationType", borrow)]
+    #[serde(
+        default,
+        rename = "navigationType",
+        borrow,
+        deserialize_with = "opt_cow"
+    )]
     pub navigation_type: Option<Cow<'a, str>>,
 }
 
@@ -653,4 +680,22 @@ pub(crate) struct LifecycleEvent<'a> {
     pub frame_id: Cow<'a, str>,
     #[serde(borrow)]
     pub name: Cow<'a, str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn optional_strings_borrow_from_the_input() {
+        let text = r#"{"id":"F","parentId":"P","url":"u","securityOrigin":"o","name":"a\"b"}"#;
+        let frame: PageFrame<'_> = serde_json::from_str(text).unwrap();
+        assert!(matches!(frame.parent_id, Some(Cow::Borrowed("P"))));
+        assert!(matches!(frame.security_origin, Some(Cow::Borrowed("o"))));
+        // An escaped string cannot be borrowed; a missing or null one is `None`.
+        assert_eq!(frame.name.as_deref(), Some("a\"b"));
+        assert_eq!(frame.url_fragment, None);
+        let frame: PageFrame<'_> = serde_json::from_str(r#"{"id":"F","parentId":null}"#).unwrap();
+        assert_eq!(frame.parent_id, None);
+    }
 }
