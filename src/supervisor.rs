@@ -62,6 +62,9 @@ pub struct Supervisor {
     bridge_script: Option<String>,
     /// A planned stop's grace deadline, once `begin_stop` was called.
     stop_deadline: Option<f64>,
+    /// `config.enable_timeout` in seconds, converted once: the page entry is checked
+    /// after every input, and the conversion is a division.
+    enable_timeout_s: f64,
 }
 
 impl Supervisor {
@@ -77,6 +80,7 @@ impl Supervisor {
             flows,
             bridge_script: config.bridge.as_ref().map(|b| bridge::script(&b.token)),
             stop_deadline: None,
+            enable_timeout_s: config.enable_timeout.as_secs_f64(),
             config,
         }
     }
@@ -647,8 +651,8 @@ impl Supervisor {
 
     /// Emits a `page` diff when the page entry changed; runs after every input.
     fn update_page(&mut self) {
-        let timeout_s = self.config.enable_timeout.as_secs_f64();
         let wedged = self.dialogs.wedged();
-        self.tab.update_page(&mut self.out, timeout_s, wedged);
+        self.tab
+            .update_page(&mut self.out, self.enable_timeout_s, wedged);
     }
 }
