@@ -9,7 +9,8 @@ ref and get an image back; an `alert` raised from inside the iframe is named in 
 result; answer it with browser_handle_dialog; a `while(true){}` evaluate with a 1 s budget
 returns an error in time and the next call works; browser_close leaves no browser running.
 Then an unreachable --cdp endpoint: an error naming --fallback-local, and with it a local
-browser and the warning in the first result, the URL's secret redacted in both.
+browser and the warning in the first result, the URL's secret redacted in both. Then, with a
+display (CI: `xvfb-run -a`), `--headed`: a browser with a window, supervised the same way.
 Exits non-zero on the first failed check.
 """
 import asyncio
@@ -177,6 +178,28 @@ async def unreachable_endpoint():
     check(browsers_gone(before), "the fallback browser is closed at end of input")
 
 
+async def headed():
+    """--headed under a display (CI runs this file under xvfb-run): a browser with a window,
+    not headless, supervised like the headless one and closed at end of input."""
+    if not os.environ.get("DISPLAY"):
+        check(not os.environ.get("CI"), "a display for the --headed check (CI runs this under xvfb-run)")
+        print("skip - --headed: no DISPLAY")
+        return
+    before = chromium_pids("cdp-supervise-profile")
+    params = StdioServerParameters(command=BINARY, args=["mcp", "--headed"], env={**os.environ})
+    async with Client(params) as client:
+        page = "data:text/html,<title>Headed</title><button>Go</button>"
+        r = await client.call_tool("browser_navigate", {"url": page})
+        check(not r.is_error and "Headed" in text_of(r), "--headed launches a browser with a window", r)
+        r = await client.call_tool("browser_evaluate", {"expression": "navigator.userAgent"})
+        agent = text_of(r)
+        check(not r.is_error and "Chrome/" in agent and "Headless" not in agent, "and it is not headless", r)
+        r = await client.call_tool("browser_snapshot", {})
+        check(re.search(r'button "Go" \[ref=e\d+\]', text_of(r)) is not None, "its snapshot has refs", r)
+    check(browsers_gone(before), "the headed browser is closed at end of input")
+
+
 asyncio.run(main())
 asyncio.run(unreachable_endpoint())
+asyncio.run(headed())
 print("all MCP checks passed")
