@@ -41,49 +41,29 @@ pub fn resolve(endpoint: &str) -> Result<String, EndpointError> {
     #[cfg(feature = "tls")]
     if lookup.tls() {
         let stream = tls::client(&lookup, tcp)?;
-        return exchange(endpoint, &mut lookup, stream);
+        return exchange(&mut lookup, stream);
     }
-    exchange(endpoint, &mut lookup, tcp)
+    exchange(&mut lookup, tcp)
 }
 
 /// Writes the request and reads the reply until the lookup is over.
 fn exchange(
-    endpoint: &str,
     lookup: &mut JsonVersion,
     mut stream: impl Read + Write,
 ) -> Result<String, EndpointError> {
     let request = lookup.request();
     if let Err(e) = stream.write_all(request.as_bytes()) {
-        return Err(io_error(
-            endpoint,
-            lookup,
-            "cannot send GET /json/version",
-            e,
-        ));
+        return Err(lookup.io_failed("cannot send GET /json/version", &e));
     }
     let mut chunk = [0u8; 4096];
     loop {
         let n = match stream.read(&mut chunk) {
             Ok(n) => n,
-            Err(e) => return Err(io_error(endpoint, lookup, "cannot read /json/version", e)),
+            Err(e) => return Err(lookup.io_failed("cannot read /json/version", &e)),
         };
         if let Some(url) = lookup.received(chunk.get(..n).unwrap_or_default()) {
             return url;
         }
-    }
-}
-
-/// An I/O failure in words; a TLS certificate the roots do not vouch for says so plainly.
-fn io_error(endpoint: &str, lookup: &JsonVersion, what: &str, e: std::io::Error) -> EndpointError {
-    let cause = e
-        .get_ref()
-        .map(|inner| inner as &(dyn std::error::Error + 'static));
-    match cause.and_then(cdp_supervisor_driver::endpoint::untrusted_certificate) {
-        Some(message) => EndpointError {
-            endpoint: cdp_supervisor_driver::endpoint::redact_url(endpoint),
-            message,
-        },
-        None => lookup.failed(format!("{what}: {e}")),
     }
 }
 

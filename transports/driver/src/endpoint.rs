@@ -103,8 +103,8 @@ pub fn has_secrets(url: &str) -> bool {
 /// ```
 /// use cdp_supervisor_driver::endpoint::Endpoint;
 /// assert_eq!(Endpoint::parse("ws://h:1/x")?, Endpoint::WebSocket("ws://h:1/x".into()));
-/// assert_eq!(Endpoint::parse("http://h:9222/any")?, Endpoint::DevTools { authority: "h:9222".into(), tls: false });
-/// assert_eq!(Endpoint::parse("https://h:9222")?, Endpoint::DevTools { authority: "h:9222".into(), tls: true });
+/// assert_eq!(Endpoint::parse("http://h:9222/any")?, Endpoint::DevTools { authority: "h:9222".into() });
+/// assert_eq!(Endpoint::parse("https://h:9222")?, Endpoint::DevTools { authority: "h:9222".into() });
 /// assert_eq!(Endpoint::parse("wss://h/x?apiKey=k")?, Endpoint::WebSocket("wss://h/x?apiKey=k".into()));
 /// assert!(Endpoint::parse("ftp://h").unwrap_err().message.contains("ws://"));
 /// # Ok::<(), cdp_supervisor_driver::endpoint::EndpointError>(())
@@ -113,12 +113,11 @@ pub fn has_secrets(url: &str) -> bool {
 pub enum Endpoint {
     /// A browser WebSocket URL, used as is.
     WebSocket(String),
-    /// A DevTools HTTP address (`host:port`): ask [`JsonVersion`] for the WebSocket URL.
+    /// A DevTools HTTP address (`host:port`): ask [`JsonVersion`] for the WebSocket URL
+    /// (over TLS for `https://`: [`JsonVersion::tls`]).
     DevTools {
         /// `host:port`.
         authority: String,
-        /// `https://`: the lookup and the WebSocket both go over TLS.
-        tls: bool,
     },
 }
 
@@ -133,7 +132,6 @@ impl Endpoint {
             endpoint: redact_url(endpoint),
             message: message.to_owned(),
         };
-        let tls = endpoint.starts_with("https://");
         let Some(rest) = endpoint
             .strip_prefix("http://")
             .or_else(|| endpoint.strip_prefix("https://"))
@@ -149,7 +147,6 @@ impl Endpoint {
             .map_or(authority, |(_, host)| host);
         Ok(Endpoint::DevTools {
             authority: authority.to_owned(),
-            tls,
         })
     }
 }
@@ -327,6 +324,26 @@ impl JsonVersion {
             _ => address,
         };
         host.trim_start_matches('[').trim_end_matches(']')
+    }
+
+    /// The error for an I/O failure `what` (connecting, writing, reading) with its cause:
+    /// a TLS certificate the roots do not vouch for says so and what to do
+    /// ([`untrusted_certificate`]), anything else is [`JsonVersion::failed`].
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::endpoint::JsonVersion;
+    /// let lookup = JsonVersion::new("http://h:1", "h:1");
+    /// let e = lookup.io_failed("cannot read /json/version", &std::io::Error::other("reset"));
+    /// assert!(e.message.starts_with("cannot read /json/version: reset;"), "{}", e.message);
+    /// ```
+    pub fn io_failed(&self, what: &str, e: &std::io::Error) -> EndpointError {
+        let cause = e
+            .get_ref()
+            .map(|inner| inner as &(dyn std::error::Error + 'static));
+        match cause.and_then(untrusted_certificate) {
+            Some(message) => self.error(message),
+            None => self.failed(format!("{what}: {e}")),
+        }
     }
 
     /// The error for a lookup this build cannot make: `https://` without TLS.
@@ -563,8 +580,7 @@ mod tests {
         assert_eq!(
             Endpoint::parse("http://u:p@h:1?token=T"),
             Ok(Endpoint::DevTools {
-                authority: "h:1".into(),
-                tls: false
+                authority: "h:1".into()
             })
         );
     }
