@@ -624,15 +624,7 @@ fn an_action_on_a_ref_whose_node_was_re_rendered_acts_on_the_new_node() {
 
     // `type` on a ref: DOM.focus on the old node fails, the new node is focused.
     let (mut h, fresh_tree) = snapshot_taken();
-    let typing = Action::Type {
-        target: Some(Target::Ref("e5".into())),
-        text: "hi".into(),
-    };
-    let id = h.sup.act(h.now, typing, ActOptions::default()).unwrap();
-    h.drain();
-    let focus = h.last_sent("DOM.focus").id;
-    h.reply_error(focus, -32000, "Element is not focusable");
-    let ask = h.last_sent("Accessibility.getFullAXTree").id;
+    let (id, ask) = type_into_e5_whose_focus_fails(&mut h);
     h.reply(ask, &fresh_tree(57, "Go"));
     assert_eq!(backend_of(&h, "DOM.focus"), 57);
     let focus = h.last_sent("DOM.focus").id;
@@ -641,10 +633,10 @@ fn an_action_on_a_ref_whose_node_was_re_rendered_acts_on_the_new_node() {
     assert!(acted(&h, id).is_empty());
 }
 
-#[test]
-fn a_ref_whose_node_is_still_shown_reports_the_first_error() {
+/// `type` on ref e5 whose `DOM.focus` fails: the act's id and the fresh tree's request
+/// (the ref is looked up again).
+fn type_into_e5_whose_focus_fails(h: &mut Harness) -> (CommandId, u64) {
     use cdp_supervisor::act::{ActOptions, Action, Target};
-    let (mut h, fresh_tree) = snapshot_taken();
     let typing = Action::Type {
         target: Some(Target::Ref("e5".into())),
         text: "hi".into(),
@@ -653,7 +645,13 @@ fn a_ref_whose_node_is_still_shown_reports_the_first_error() {
     h.drain();
     let focus = h.last_sent("DOM.focus").id;
     h.reply_error(focus, -32000, "Element is not focusable");
-    let ask = h.last_sent("Accessibility.getFullAXTree").id;
+    (id, h.last_sent("Accessibility.getFullAXTree").id)
+}
+
+#[test]
+fn a_ref_whose_node_is_still_shown_reports_the_first_error() {
+    let (mut h, fresh_tree) = snapshot_taken();
+    let (id, ask) = type_into_e5_whose_focus_fails(&mut h);
     h.reply(ask, &fresh_tree(5, "Go"));
     let out = acted(&h, id);
     assert_eq!(out.len(), 1);
