@@ -359,6 +359,19 @@ fn nested_oopif_id(cli: &mut Sidecar) -> Value {
         .clone()
 }
 
+/// A sidecar watching `browser`, live, with the top frame navigated to the demo site
+/// (command id 1); the site lives as long as the returned guard.
+fn watching_the_demo(browser: &Browser) -> (DemoSite, Sidecar) {
+    let site = DemoSite::start().unwrap();
+    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
+    cli.expect("navigate result", is_result(1));
+    (site, cli)
+}
+
 fn is_result(id: i64) -> impl Fn(&Value) -> bool {
     move |v| v["id"] == json!(id) && (v["type"] == "result" || v["type"] == "error")
 }
@@ -465,13 +478,7 @@ fn watch_ax_snapshot_sees_every_frame() {
     let Some(browser) = browser_or_skip("cli-ax") else {
         return;
     };
-    let site = DemoSite::start().unwrap();
-    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
-    cli.expect("page live", |v| {
-        v["op"] == "page" && v["page"]["state"] == "live"
-    });
-    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
-    cli.expect("navigate result", is_result(1));
+    let (_site, mut cli) = watching_the_demo(&browser);
     let nested = nested_oopif_id(&mut cli);
     let heading = |ax: &Value, name: &str| {
         ax["refs"]
@@ -785,13 +792,7 @@ fn watch_evaluate() {
     let Some(browser) = browser_or_skip("cli-evaluate") else {
         return;
     };
-    let site = DemoSite::start().unwrap();
-    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
-    cli.expect("page live", |v| {
-        v["op"] == "page" && v["page"]["state"] == "live"
-    });
-    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
-    cli.expect("navigate result", is_result(1));
+    let (_site, mut cli) = watching_the_demo(&browser);
     let frame_of = |cli: &mut Sidecar, path: &str| {
         cli.expect(path, |v| {
             v["type"] == "diff"
