@@ -162,6 +162,10 @@ pub(crate) struct PageFrame<'a> {
 pub(crate) struct FrameNavigated<'a> {
     #[serde(borrow)]
     pub frame: PageFrame<'a>,
+    /// `Navigation`, or `BackForwardCacheRestore` for a page restored from the
+    /// back/forward cache (which sends no `load`).
+    #[serde(default, rename = "type", borrow, deserialize_with = "opt_cow")]
+    pub kind: Option<Cow<'a, str>>,
 }
 
 /// `Page.frameAttached`.

@@ -1,11 +1,12 @@
 //! Agent actions on the simulated-time harness: the settle rules (quiet after input, load
-//! then quiet, the budget), the screenshot fallback, and a dialog ending an action.
+//! then quiet and network idle together, `wait: load`, a back/forward cache restore, the
+//! budget), the screenshot fallback, and a dialog ending an action.
 
 mod harness;
 
 use std::time::Duration;
 
-use cdp_supervisor::act::{ActError, ActOptions, ActResult, Action, Target};
+use cdp_supervisor::act::{ActError, ActOptions, ActResult, Action, Target, Wait};
 use cdp_supervisor::{CommandId, Config, Event};
 use harness::{Harness, PAGE, PS};
 
@@ -284,4 +285,329 @@ fn under_an_auto_policy_a_dialog_does_not_end_the_action() {
     answer_capture(&mut h, "UklGRg==");
     let r = result(&h, id).expect("finished").unwrap();
     assert!(r.settled && r.ended_by_dialog.is_none() && r.pending_dialogs.is_empty());
+}
+
+fn load_only() -> ActOptions {
+    let mut o = ActOptions::default();
+    o.wait = Wait::Load;
+    o
+}
+
+fn lifecycle(h: &mut Harness, name: &str, loader: &str) {
+    h.event(
+        PS,
+        "Page.lifecycleEvent",
+        &format!(r#"{{"frameId":"{PAGE}","loaderId":"{loader}","name":"{name}","timestamp":1}}"#),
+    );
+}
+
+fn started_navigating(h: &mut Harness, url: &str, kind: &str) {
+    h.event(
+        PS,
+        "Page.frameStartedNavigating",
+        &format!(
+            r#"{{"frameId":"{PAGE}","url":"{url}","loaderId":"L2","navigationType":"{kind}"}}"#
+        ),
+    );
+}
+
+fn top_navigated(h: &mut Harness, url: &str, kind: &str) {
+    h.event(PS, "Page.frameNavigated", &format!(
+        r#"{{"frame":{{"id":"{PAGE}","url":"{url}","securityOrigin":"http://a.test"}},"type":"{kind}"}}"#
+    ));
+}
+
+/// `navigate` to `http://a.test/2` with `options`, its `Page.navigate` answered.
+fn navigate(h: &mut Harness, options: ActOptions) -> CommandId {
+    let id = h
+        .sup
+        .act(
+            h.now,
+            Action::Navigate {
+                url: "http://a.test/2".into(),
+            },
+            options,
+        )
+        .unwrap();
+    h.drain();
+    let nav = h.last_sent("Page.navigate").id;
+    h.reply(nav, r#"{"frameId":"PAGE","loaderId":"L2"}"#);
+    id
+}
+
+/// The no-op evaluates sent to poke the renderer's idleness detector.
+fn idle_checks(h: &Harness) -> usize {
+    h.sent_with("Runtime.evaluate")
+        .iter()
+        .filter(|c| c.json.contains(r#""expression":"0""#))
+        .count()
+}
+
+#[test]
+fn quiet_and_network_idle_run_together_from_the_load() {
+    let mut h = Harness::attached(Config::default());
+    let id = navigate(&mut h, ActOptions::default());
+    started_navigating(&mut h, "http://a.test/2", "differentDocument");
+    lifecycle(&mut h, "init", "L2");
+    top_navigated(&mut h, "http://a.test/2", "Navigation");
+    lifecycle(&mut h, "load", "L2");
+    h.advance(0.2);
+    lifecycle(&mut h, "networkAlmostIdle", "L2");
+    h.advance(0.29);
+    assert!(
+        h.sent_with("Page.captureScreenshot").is_empty(),
+        "the quiet window still runs"
+    );
+    // 0.5 s after the load, not 0.5 s after networkAlmostIdle.
+    h.advance(0.02);
+    answer_capture(&mut h, "UklGRg==");
+    let r = result(&h, id).expect("finished").unwrap();
+    assert!(r.settled && r.navigated);
+    assert!(
+        (r.timing.settle - 0.5).abs() < 1e-6,
+        "settled 0.5 s after the load: {:?}",
+        r.timing
+    );
+    assert_eq!(idle_checks(&h), 0, "networkAlmostIdle came: no poke");
+}
+
+#[test]
+fn a_late_network_idle_is_asked_for_every_half_second_after_the_load() {
+    let mut h = Harness::attached(Config::default());
+    let id = navigate(&mut h, ActOptions::default());
+    started_navigating(&mut h, "http://a.test/2", "differentDocument");
+    lifecycle(&mut h, "init", "L2");
+    top_navigated(&mut h, "http://a.test/2", "Navigation");
+    lifecycle(&mut h, "load", "L2");
+    h.advance(0.49);
+    assert_eq!(idle_checks(&h), 0);
+    h.advance(0.02);
+    assert_eq!(idle_checks(&h), 1, "a no-op evaluate 0.5 s after the load");
+    assert!(h.sent_on(PS).ends_with(&["Runtime.evaluate"]));
+    assert!(
+        h.sent_with("Page.captureScreenshot").is_empty(),
+        "quiet, but the network is not idle yet"
+    );
+    // Its reply is dropped; the page's network is still busy: poked again 0.5 s later.
+    let poke = h.last_sent("Runtime.evaluate").id;
+    h.reply(poke, r#"{"result":{"type":"number","value":0}}"#);
+    h.advance(0.5);
+    assert_eq!(idle_checks(&h), 2);
+    lifecycle(&mut h, "networkAlmostIdle", "L2");
+    answer_capture(&mut h, "UklGRg==");
+    let r = result(&h, id)
+        .expect("settled at networkAlmostIdle")
+        .unwrap();
+    assert!(r.settled && r.title == "T");
+    assert!((r.timing.settle - 1.01).abs() < 1e-6, "{:?}", r.timing);
+}
+
+#[test]
+fn the_old_documents_load_resent_before_the_new_one_commits_is_not_the_load() {
+    let mut h = Harness::attached(Config::default());
+    let id = h
+        .sup
+        .act(
+            h.now,
+            Action::Navigate {
+                url: "http://a.test/2".into(),
+            },
+            load_only(),
+        )
+        .unwrap();
+    h.drain();
+    // Enabling lifecycle events re-sends the current document's, after the navigation
+    // started (as recorded in e2e/bfcache-back.jsonl).
+    started_navigating(&mut h, "http://a.test/2", "differentDocument");
+    lifecycle(&mut h, "commit", "L1");
+    lifecycle(&mut h, "load", "L1");
+    lifecycle(&mut h, "networkAlmostIdle", "L1");
+    let nav = h.last_sent("Page.navigate").id;
+    h.reply(nav, r#"{"frameId":"PAGE","loaderId":"L2"}"#);
+    h.advance(0.1);
+    assert!(
+        h.sent_with("Page.captureScreenshot").is_empty(),
+        "the old document's load does not settle the navigation"
+    );
+    lifecycle(&mut h, "init", "L2");
+    top_navigated(&mut h, "http://a.test/2", "Navigation");
+    assert!(h.sent_with("Page.captureScreenshot").is_empty());
+    lifecycle(&mut h, "load", "L2");
+    answer_capture(&mut h, "UklGRg==");
+    let r = result(&h, id).expect("settled at the load").unwrap();
+    assert!(r.settled && r.navigated);
+    assert_eq!(r.url, "http://a.test/2");
+    assert!((r.timing.settle - 0.1).abs() < 1e-6, "{:?}", r.timing);
+}
+
+#[test]
+fn wait_load_answers_a_click_that_starts_nothing_right_after_its_input() {
+    let mut h = Harness::attached(Config::default());
+    let id = h.sup.act(h.now, click(), load_only()).unwrap();
+    h.drain();
+    // The current document's lifecycle, re-sent on enabling: no navigation.
+    lifecycle(&mut h, "commit", "L1");
+    lifecycle(&mut h, "load", "L1");
+    assert!(h.sent_with("Page.captureScreenshot").is_empty());
+    answer_input(&mut h);
+    assert_eq!(
+        h.sent_with("Page.captureScreenshot").len(),
+        1,
+        "captured at the input's last reply, no quiet window"
+    );
+    answer_capture(&mut h, "UklGRg==");
+    let r = result(&h, id).expect("finished").unwrap();
+    assert!(r.settled && !r.navigated);
+    assert_eq!(r.timing.settle, 0.0);
+}
+
+#[test]
+fn wait_load_answers_a_navigation_at_its_load_without_waiting_for_quiet() {
+    let mut h = Harness::attached(Config::default());
+    let id = navigate(&mut h, load_only());
+    started_navigating(&mut h, "http://a.test/2", "differentDocument");
+    lifecycle(&mut h, "init", "L2");
+    top_navigated(&mut h, "http://a.test/2", "Navigation");
+    h.advance(0.3);
+    console_log(&mut h, "busy");
+    assert!(h.sent_with("Page.captureScreenshot").is_empty());
+    lifecycle(&mut h, "load", "L2");
+    answer_capture(&mut h, "UklGRg==");
+    let r = result(&h, id).expect("finished at the load").unwrap();
+    assert!(r.settled && r.navigated);
+    assert_eq!(r.console.len(), 1);
+    assert_eq!(idle_checks(&h), 0);
+}
+
+/// `back` whose page Chromium restores from its back/forward cache: history, then the
+/// restore's events as recorded (no `init`, no `load`).
+fn back_restored(h: &mut Harness, options: ActOptions) -> CommandId {
+    let id = h.sup.act(h.now, Action::Back, options).unwrap();
+    h.drain();
+    let history = h.last_sent("Page.getNavigationHistory").id;
+    h.reply(
+        history,
+        r#"{"currentIndex":1,"entries":[{"id":7,"url":"http://a.test/1","title":"one"},{"id":8,"url":"http://a.test/","title":"a"}]}"#,
+    );
+    let go = h.last_sent("Page.navigateToHistoryEntry");
+    assert!(go.json.contains(r#""entryId":7"#));
+    let go = go.id;
+    lifecycle(h, "load", "L1"); // re-sent for the page being left
+    lifecycle(h, "networkAlmostIdle", "L1");
+    started_navigating(h, "http://a.test/1", "historyDifferentDocument");
+    h.reply(go, "{}");
+    h.advance(0.1);
+    top_navigated(h, "http://a.test/1", "BackForwardCacheRestore");
+    id
+}
+
+#[test]
+fn a_back_forward_cache_restore_settles_at_its_frame_navigated() {
+    let mut h = Harness::attached(Config::default());
+    let id = back_restored(&mut h, ActOptions::default());
+    h.advance(0.49);
+    assert!(h.sent_with("Page.captureScreenshot").is_empty());
+    h.advance(0.02);
+    answer_capture(&mut h, "UklGRg==");
+    let r = result(&h, id)
+        .expect("settled 0.5 s after the restore")
+        .unwrap();
+    assert!(r.settled && r.navigated);
+    assert_eq!(r.url, "http://a.test/1");
+    assert_eq!(idle_checks(&h), 0, "a restore fetches nothing: no poke");
+    assert!((r.timing.settle - 0.6).abs() < 1e-6, "{:?}", r.timing);
+
+    let id = back_restored(&mut h, load_only());
+    answer_capture(&mut h, "UklGRg==");
+    let r = result(&h, id)
+        .expect("wait: load settles at the restore")
+        .unwrap();
+    assert!(r.settled && r.navigated);
+    assert!((r.timing.settle - 0.1).abs() < 1e-6, "{:?}", r.timing);
+}
+
+/// The recorded `back` into the back/forward cache (navigate /p1, /p2, back, /p2, back on
+/// a real Chromium, raw CDP): each `back` settles at its restore, with the page's title,
+/// far inside the budget; before this rule it waited the whole budget for a `load` that
+/// never comes.
+#[test]
+fn recorded_back_forward_cache_restores_settle() {
+    for wait in [Wait::Quiet, Wait::Load] {
+        let text = harness::trace_text("e2e/bfcache-back");
+        // Each action starts where the recording enabled lifecycle events for it.
+        let mut starts: std::collections::VecDeque<f64> = text
+            .lines()
+            .filter(|l| {
+                l.contains(r#""dir": "out""#) && l.contains("Page.setLifecycleEventsEnabled")
+            })
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["t"]
+                    .as_f64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(starts.len(), 5);
+        let mut actions: std::collections::VecDeque<(Action, ActOptions)> = Default::default();
+        let mut back = load_only();
+        back.wait = wait;
+        for (path, is_back) in [
+            ("/p1", false),
+            ("/p2", false),
+            ("", true),
+            ("/p2", false),
+            ("", true),
+        ] {
+            // Navigations answer at their load, before the recording's own capture, so
+            // that the recorded capture replies are theirs (a poke would take the title's).
+            let action = match is_back {
+                true => (Action::Back, back),
+                false => (Action::Navigate { url: path.into() }, load_only()),
+            };
+            actions.push_back(action);
+        }
+        let mut ids = Vec::new();
+        let run = harness::replay_trace("e2e/bfcache-back", |sup, t, _| {
+            if starts.front().is_some_and(|s| *s <= t) {
+                starts.pop_front();
+                let (action, options) = actions.pop_front().unwrap();
+                ids.push((action.name(), sup.act(t, action, options).unwrap()));
+            }
+        });
+        assert!(
+            run.stats.input_errors.is_empty(),
+            "{:?}",
+            run.stats.input_errors
+        );
+        let finished: Vec<(&str, ActResult)> = ids
+            .iter()
+            .map(|(name, id)| {
+                let r = run.events.iter().find_map(|(_, e)| match e {
+                    Event::ActFinished { id: i, outcome } if i == id => {
+                        Some(outcome.clone().map(|r| *r))
+                    }
+                    _ => None,
+                });
+                (
+                    *name,
+                    r.unwrap_or_else(|| panic!("{name} finished")).unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(finished.len(), 5);
+        for (name, r) in &finished {
+            assert!(r.settled && r.navigated, "{wait:?} {name}: {r:?}");
+        }
+        for (_, r) in finished.iter().filter(|(name, _)| *name == "back") {
+            assert!(r.url.ends_with("/p1"), "{}", r.url);
+            assert_eq!(r.title, "page p1");
+            assert!(r.screenshot.is_some());
+            let took = r.timing.input + r.timing.settle;
+            let bound = if wait == Wait::Load { 0.3 } else { 0.8 };
+            assert!(
+                took < bound,
+                "{wait:?}: back settled after {took:.3} s, {:?}",
+                r.timing
+            );
+        }
+    }
 }

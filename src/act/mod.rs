@@ -298,13 +298,61 @@ fn target_of(v: &Value) -> Result<Option<Target>, ActError> {
     }
 }
 
+/// What an action waits for before it answers (the rules: [`crate::manual::rules`], agent
+/// actions, settling).
+///
+/// ```
+/// use cdp_supervisor::act::Wait;
+/// assert_eq!(Wait::default(), Wait::Quiet);
+/// assert_eq!("load".parse::<Wait>(), Ok(Wait::Load));
+/// assert!("idle".parse::<Wait>().is_err());
+/// assert_eq!(Wait::Load.as_str(), "load");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Wait {
+    /// A navigation's `load` (or its back/forward cache restore), then `networkAlmostIdle`
+    /// and [`SETTLE_QUIET`] without a console message, both counted from the load; without
+    /// a navigation, the quiet after the input.
+    #[default]
+    Quiet,
+    /// A navigation's `load` (or its restore) and no more; without a navigation, the
+    /// input's last reply.
+    Load,
+}
+
+impl Wait {
+    /// The name as the sidecar and the MCP tools spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wait::Quiet => "quiet",
+            Wait::Load => "load",
+        }
+    }
+}
+
+impl std::str::FromStr for Wait {
+    type Err = ActError;
+
+    fn from_str(s: &str) -> Result<Wait, ActError> {
+        match s {
+            "quiet" => Ok(Wait::Quiet),
+            "load" => Ok(Wait::Load),
+            other => Err(ActError::BadRequest {
+                what: format!("wait: {other:?} is not \"quiet\" or \"load\""),
+            }),
+        }
+    }
+}
+
 /// How an action runs.
 ///
 /// ```
-/// use cdp_supervisor::act::ActOptions;
+/// use cdp_supervisor::act::{ActOptions, Wait};
 /// let o = ActOptions::default();
 /// assert_eq!(o.timeout.as_secs(), 10);
 /// assert!(o.screenshot);
+/// assert_eq!(o.wait, Wait::Quiet);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
@@ -314,6 +362,8 @@ pub struct ActOptions {
     pub timeout: Duration,
     /// Take a screenshot when settled (default true).
     pub screenshot: bool,
+    /// What counts as settled (default [`Wait::Quiet`]).
+    pub wait: Wait,
 }
 
 impl Default for ActOptions {
@@ -321,23 +371,35 @@ impl Default for ActOptions {
         ActOptions {
             timeout: DEFAULT_ACT_TIMEOUT,
             screenshot: true,
+            wait: Wait::Quiet,
         }
     }
 }
 
 impl ActOptions {
-    /// Reads `timeout_ms` and `screenshot` from the sidecar's JSON line (defaults when
-    /// absent).
+    /// Reads `timeout_ms`, `screenshot` and `wait` from the sidecar's JSON line (defaults
+    /// when absent).
     ///
     /// ```
-    /// use cdp_supervisor::act::ActOptions;
-    /// let o = ActOptions::from_json(&serde_json::json!({"timeout_ms": 2500, "screenshot": false}))?;
+    /// use cdp_supervisor::act::{ActOptions, Wait};
+    /// let o = ActOptions::from_json(&serde_json::json!({"timeout_ms": 2500, "screenshot": false, "wait": "load"}))?;
     /// assert_eq!(o.timeout.as_millis(), 2500);
     /// assert!(!o.screenshot);
+    /// assert_eq!(o.wait, Wait::Load);
+    /// let e = ActOptions::from_json(&serde_json::json!({"wait": 5})).unwrap_err();
+    /// assert!(e.to_string().contains("wait"));
     /// # Ok::<(), cdp_supervisor::act::ActError>(())
     /// ```
     pub fn from_json(v: &Value) -> Result<ActOptions, ActError> {
         let mut o = ActOptions::default();
+        if let Some(w) = v.get("wait").filter(|w| !w.is_null()) {
+            o.wait = w
+                .as_str()
+                .ok_or_else(|| ActError::BadRequest {
+                    what: "wait: must be \"quiet\" or \"load\"".into(),
+                })?
+                .parse()?;
+        }
         if let Some(t) = v.get("timeout_ms") {
             let ms = t.as_u64().ok_or_else(|| ActError::BadRequest {
                 what: "timeout_ms: must be a whole number of milliseconds".into(),

@@ -13,9 +13,13 @@
 //!    attempt carry its number in their step, so their late replies are dropped.
 //! 3. Input, pipelined: mouse moved/pressed/released, key events (after `DOM.focus`
 //!    answered), `window.scrollBy`, a navigation.
-//! 4. Settle: a navigation of the top frame waits for `load`, then `networkAlmostIdle`
-//!    and 500 ms of console quiet (at most 3 s after the load); without one, 500 ms of
-//!    quiet after the input. The budget bounds it all.
+//! 4. Settle ([`Wait`]): a cross-document navigation of the top frame waits for its
+//!    `load` (a back/forward cache restore for its `frameNavigated`, which is all it
+//!    sends); `wait: quiet` then waits for `networkAlmostIdle` and 500 ms of console quiet
+//!    together, both from the load (at most 3 s after it), and from 500 ms after the load
+//!    pokes the renderer every 500 ms until `networkAlmostIdle` comes (Chromium's idleness
+//!    detector looks only at a task, else every 2 s). Without a navigation: 500 ms of quiet
+//!    after the input (`quiet`), or nothing (`load`). The budget bounds it all.
 //! 5. Capture: `Page.captureScreenshot` (webp, else png) and `document.title`.
 //!
 //! A dialog that opens ends the flow at once: the result carries it and no screenshot.
@@ -28,7 +32,7 @@ use super::resolve_ref::{node_gone, Refetch};
 use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
 use crate::act::{
     ActConsoleLine, ActError, ActOptions, ActResult, ActTiming, Action, Point, Screenshot, Scroll,
-    Target, CAPTURE_TIMEOUT, SETTLE_CAP, SETTLE_QUIET,
+    Target, Wait, CAPTURE_TIMEOUT, SETTLE_CAP, SETTLE_QUIET,
 };
 use crate::ax::AxError;
 use crate::cdp::CdpEvent;
@@ -55,9 +59,15 @@ mod step {
     pub const SCREENSHOT: u16 = 10;
     pub const TITLE: u16 = 11;
     pub const REFETCH: u16 = 12;
+    /// A no-op evaluate that lets the renderer's idleness detector look at the network.
+    pub const IDLE_CHECK: u16 = 13;
     /// A step's attempt (0, or 1 after a ref was looked up again) is in its high byte.
     pub const ATTEMPT_SHIFT: u16 = 8;
 }
+
+/// How often the renderer is poked while `networkAlmostIdle` is awaited: the length of
+/// Chromium's network quiet window, so that a poke can find the window over.
+const IDLE_CHECK_EVERY: f64 = 0.5;
 
 /// A node to turn into a point or to act on.
 #[derive(Debug, Clone)]
@@ -101,10 +111,17 @@ pub(crate) struct ActFlow {
     /// `type` with a target: its `DOM.focus` was answered.
     focused: bool,
     input_done_at: Option<f64>,
+    /// A cross-document navigation of the top frame started (by the action or not).
     nav_started: bool,
+    /// Its document committed (lifecycle `init`, or the top frame's `frameNavigated`):
+    /// only then is a `load` its own, not one that enabling lifecycle events re-sent for
+    /// the document being left.
+    committed: bool,
     navigated: bool,
     loaded_at: Option<f64>,
     almost_idle: bool,
+    /// When the renderer is poked next while `networkAlmostIdle` is awaited.
+    idle_check_at: Option<f64>,
     last_console: f64,
     result: ActResult,
     captures_pending: usize,
@@ -149,9 +166,11 @@ impl ActFlow {
             focused: false,
             input_done_at: None,
             nav_started: false,
+            committed: false,
             navigated: false,
             loaded_at: None,
             almost_idle: false,
+            idle_check_at: None,
             last_console: now,
             result: ActResult::default(),
             captures_pending: 0,
@@ -384,10 +403,13 @@ impl ActFlow {
         let quiet = SETTLE_QUIET.as_secs_f64();
         let cap = SETTLE_CAP.as_secs_f64();
         let input_at = self.input_done_at.unwrap_or(now);
-        let settled_at = match (self.nav_started, self.loaded_at) {
+        let settled_at = match (self.nav_started, self.loaded_at, self.options.wait) {
             // A navigation not yet loaded: only the load (or the budget) moves on.
-            (true, None) => None,
-            (_, Some(load)) => {
+            (true, None, _) => None,
+            (_, Some(load), Wait::Load) => Some(load),
+            (false, None, Wait::Load) => Some(input_at),
+            // The quiet window and `networkAlmostIdle` run together from the load.
+            (_, Some(load), Wait::Quiet) => {
                 let quiet_at = self.last_console.max(load).max(input_at) + quiet;
                 let ready = if self.almost_idle {
                     quiet_at
@@ -396,22 +418,47 @@ impl ActFlow {
                 };
                 Some(ready.min(load + cap))
             }
-            (false, None) => {
+            (false, None, Wait::Quiet) => {
                 let quiet_at = self.last_console.max(input_at) + quiet;
                 Some(quiet_at.min(input_at + cap))
             }
         };
+        let settled = settled_at.is_some_and(|t| t <= now);
+        if !settled && self.budget_at > now {
+            self.check_idle(ctx, now);
+        }
         match settled_at {
-            Some(t) if t <= now => self.capture(ctx, true),
+            _ if settled => self.capture(ctx, true),
             _ if self.budget_at <= now => self.capture(ctx, false),
             Some(t) => {
-                self.wake = Some(t.min(self.budget_at));
+                let next_check = self.idle_check_at.unwrap_or(f64::INFINITY);
+                self.wake = Some(t.min(next_check).min(self.budget_at));
                 FlowStatus::Running
             }
             None => {
                 self.wake = Some(self.budget_at);
                 FlowStatus::Running
             }
+        }
+    }
+
+    /// While `wait: quiet` awaits `networkAlmostIdle` after the load: a no-op evaluate on
+    /// the page every [`IDLE_CHECK_EVERY`] from half a second after the load. Chromium's
+    /// idleness detector notices a quiet network only when a task runs on the renderer's
+    /// main thread, else at its 2 s watchdog: an idle static page would cost 1-2 s more
+    /// (manual: Chromium facts, "networkAlmostIdle is noticed at a task").
+    fn check_idle(&mut self, ctx: &mut FlowCtx<'_>, now: f64) {
+        let awaiting = self.options.wait == Wait::Quiet && !self.almost_idle;
+        let Some(load) = self.loaded_at.filter(|_| awaiting) else {
+            self.idle_check_at = None;
+            return;
+        };
+        let due = *self.idle_check_at.get_or_insert(load + IDLE_CHECK_EVERY);
+        if due <= now {
+            let page = self.page_session.clone();
+            let p = json!({"expression": "0", "returnByValue": true});
+            self.send(ctx, &page, "Runtime.evaluate", p, step::IDLE_CHECK);
+            self.idle_check_at = Some(now + IDLE_CHECK_EVERY);
         }
     }
 
@@ -513,7 +560,7 @@ impl ActFlow {
             }
         };
         let status = match step {
-            step::LIFECYCLE => FlowStatus::Running,
+            step::LIFECYCLE | step::IDLE_CHECK => FlowStatus::Running,
             _ if self.refetch.is_some() => FlowStatus::Running,
             step::SCROLL_NODE | step::QUADS | step::FOCUS | step::INPUT
                 if self.on_node(step) && reply.is_err() =>
@@ -573,7 +620,7 @@ impl ActFlow {
             return FlowStatus::Running; // about a node replaced since
         }
         match step {
-            step::LIFECYCLE => FlowStatus::Running,
+            step::LIFECYCLE | step::IDLE_CHECK => FlowStatus::Running,
             step::REFETCH => match self.refetch.take() {
                 Some((_, first)) if matches!(self.phase, Phase::Locate | Phase::Input) => {
                     self.fail(ctx, first)
@@ -824,33 +871,51 @@ impl ActFlow {
                     Some("sameDocument" | "historySameDocument")
                 );
                 if !same_document && self.phase != Phase::Capture {
-                    self.nav_started = true;
-                    self.loaded_at = None;
-                    self.almost_idle = false;
+                    self.restart_navigation(false);
                 }
             }
             E::FrameNavigated(ev) if ev.frame.id == top && ev.frame.parent_id.is_none() => {
                 self.navigated = true;
                 if self.phase != Phase::Capture && self.loaded_at.is_none() {
                     self.nav_started = true;
+                    self.committed = true;
+                    // A page restored from the back/forward cache sends no `load` and
+                    // fetches nothing: its restore is its load, network idle included.
+                    if ev.kind.as_deref() == Some("BackForwardCacheRestore") {
+                        self.loaded_at = Some(now);
+                        self.almost_idle = true;
+                    }
                 }
             }
             E::NavigatedWithinDocument(ev) if ev.frame_id == top => self.navigated = true,
             E::LifecycleEvent(ev) if ev.frame_id == top && session == self.page_session => {
+                // Enabling lifecycle events re-sends the current document's (`commit`,
+                // `load`, `networkAlmostIdle`, never `init`): before the new document
+                // commits, a `load` is the old one's.
                 match ev.name.as_ref() {
-                    "init" => {
-                        self.nav_started = true;
-                        self.loaded_at = None;
-                        self.almost_idle = false;
+                    "init" if self.phase != Phase::Capture => self.restart_navigation(true),
+                    "load" if self.nav_started && self.committed && self.loaded_at.is_none() => {
+                        self.loaded_at = Some(now)
                     }
-                    "load" if self.nav_started => self.loaded_at = Some(now),
-                    "networkAlmostIdle" if self.nav_started => self.almost_idle = true,
+                    "networkAlmostIdle" if self.nav_started && self.committed => {
+                        self.almost_idle = true
+                    }
                     _ => {}
                 }
             }
             _ => return FlowStatus::Running,
         }
         self.check_settled(ctx, now)
+    }
+
+    /// A cross-document navigation of the top frame started (`committed`: its document
+    /// is already there, as lifecycle `init` says): whatever loaded before is not it.
+    fn restart_navigation(&mut self, committed: bool) {
+        self.nav_started = true;
+        self.committed = committed;
+        self.loaded_at = None;
+        self.almost_idle = false;
+        self.idle_check_at = None;
     }
 
     fn push_console(&mut self, now: f64, level: String, text: String, frame_id: Option<String>) {
