@@ -13,6 +13,7 @@ usage:
                       [--format text|json]
   cdp-supervise replay TRACE.jsonl [--policy ...] [--dialog-timeout SECS] [--bridge]
   cdp-supervise mcp [--cdp URL] [--fallback-local] [--policy ...] [--bridge] [--headed]
+                    [--lazy]
 
 watch: supervise a tab; diffs and results as JSON lines on stdout, commands as JSON
 lines on stdin (snapshot, dialog, cdp, policy, recover, settle, stop).
@@ -21,7 +22,8 @@ Without --cdp a headless Chromium is launched ($CHROME, else chromium on the PAT
 terminal), json the JSON lines of the protocol (the default otherwise).
 replay: feed a recorded trace to a fresh supervisor, print its diffs and final snapshot.
 mcp: a Model Context Protocol server on stdio (browser_navigate, browser_snapshot, ...);
-the browser is launched on first use (or --cdp connects) and closed at exit.
+the browser is launched (or --cdp connects) as the server starts, so that the first call
+does not wait for it, and closed at exit. --lazy: launch it on the first tool call.
 --fallback-local: when --cdp cannot be reached, launch the local Chromium instead.
 --bridge: answer dialogs through the dialog bridge (for proxies that close native
 dialogs); watch makes a random secret, replay reuses the one the trace recorded.";
@@ -50,7 +52,7 @@ pub fn runtime(message: impl Into<String>) -> Failure {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Args {
     pub command: String,
     pub trace: Option<PathBuf>,
@@ -63,6 +65,8 @@ pub struct Args {
     pub record: Option<PathBuf>,
     pub fallback_local: bool,
     pub headed: bool,
+    /// `mcp`: start the browser on the first tool call, not with the server.
+    pub lazy: bool,
     /// `watch`'s output: `Some(true)` text for a person, `Some(false)` JSON lines, `None`
     /// text when stdout is a terminal.
     pub text_format: Option<bool>,
@@ -108,6 +112,7 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
             "--cdp" if watch || mcp => args.cdp = Some(value("--cdp")?),
             "--fallback-local" if watch || mcp => args.fallback_local = true,
             "--headed" if mcp => args.headed = true,
+            "--lazy" if mcp => args.lazy = true,
             "--url" if watch => args.url = Some(value("--url")?),
             "--demo" if watch => args.demo = true,
             "--format" if watch => {

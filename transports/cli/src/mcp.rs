@@ -10,6 +10,7 @@
 //! blocking client on two threads. What MCP asks of a stdio tool server is this small
 //! request/response surface, which the official Python SDK exercises in the tests.
 
+use cdp_supervisor::act::Wait;
 use serde_json::{json, Map, Value};
 
 /// Protocol versions this server speaks through the `initialize` handshake, newest first.
@@ -157,6 +158,8 @@ fn schema(properties: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": properties, "required": required, "additionalProperties": true})
 }
 
+const WAIT_DOC: &str = "What to wait for before answering. \"quiet\" (the default): when the action navigates, the new page's load, then its network almost idle and 500 ms without a console message, counted together from the load; otherwise 500 ms without a console message. \"load\": the load only, or nothing when the action does not navigate (faster; the page may still be changing).";
+
 const REF_DOC: &str =
     "The element's ref from browser_snapshot, such as e5 (also accepted as `target`).";
 
@@ -167,19 +170,20 @@ pub fn tools() -> Value {
     let target_prop = json!({"type": "string", "description": "Playwright MCP's name for `ref`."});
     let element = json!({"type": "string", "description": "A human-readable description of the element, for the log (optional)."});
     let timeout = json!({"type": "integer", "minimum": 1, "maximum": 600000, "description": "The budget in milliseconds; the call answers within it."});
+    let wait = json!({"type": "string", "enum": ["quiet", "load"], "description": WAIT_DOC});
     json!([
         {"name": "browser_navigate", "description": "Navigate the tab to a URL, wait for it to load and settle, and answer with a screenshot and the console.",
-         "inputSchema": schema(json!({"url": {"type": "string", "description": "The URL to open (http, https, file, data, about)."}, "timeout_ms": timeout}), &["url"])},
+         "inputSchema": schema(json!({"url": {"type": "string", "description": "The URL to open (http, https, file, data, about)."}, "timeout_ms": timeout, "wait": wait}), &["url"])},
         {"name": "browser_snapshot", "description": "An accessibility outline of the whole tab, cross-origin iframes included, with a ref for every element an agent can act on.",
          "inputSchema": schema(json!({"max_nodes": {"type": "integer", "minimum": 1, "description": "Lines of outline at most (default 2000)."}, "max_chars": {"type": "integer", "minimum": 1, "description": "Characters of outline at most."}, "frame_id": {"type": "string", "description": "Only this frame (and the frames inside it)."}, "ref": ref_prop, "target": target_prop}), &[])},
         {"name": "browser_click", "description": "Click an element by ref (or a point in CSS pixels of the top page), then answer with a screenshot and the console.",
-         "inputSchema": schema(json!({"ref": ref_prop, "target": target_prop, "element": element, "x": {"type": "number", "description": "X in CSS pixels (with y, instead of ref)."}, "y": {"type": "number", "description": "Y in CSS pixels (with x, instead of ref)."}, "timeout_ms": timeout}), &[])},
+         "inputSchema": schema(json!({"ref": ref_prop, "target": target_prop, "element": element, "x": {"type": "number", "description": "X in CSS pixels (with y, instead of ref)."}, "y": {"type": "number", "description": "Y in CSS pixels (with x, instead of ref)."}, "timeout_ms": timeout, "wait": wait}), &[])},
         {"name": "browser_type", "description": "Type text into the focused element, or into the element `ref` after focusing it; `submit` presses Enter after.",
-         "inputSchema": schema(json!({"text": {"type": "string", "description": "The text to type."}, "ref": ref_prop, "target": target_prop, "element": element, "submit": {"type": "boolean", "description": "Press Enter after typing."}, "timeout_ms": timeout}), &["text"])},
+         "inputSchema": schema(json!({"text": {"type": "string", "description": "The text to type."}, "ref": ref_prop, "target": target_prop, "element": element, "submit": {"type": "boolean", "description": "Press Enter after typing."}, "timeout_ms": timeout, "wait": wait}), &["text"])},
         {"name": "browser_press_key", "description": "Press a key, such as Enter, Tab, Escape, ArrowDown, Backspace, or a combination such as Control+a.",
-         "inputSchema": schema(json!({"key": {"type": "string", "description": "The key name, with Shift+, Control+, Alt+ or Meta+ before it when needed."}, "timeout_ms": timeout}), &["key"])},
+         "inputSchema": schema(json!({"key": {"type": "string", "description": "The key name, with Shift+, Control+, Alt+ or Meta+ before it when needed."}, "timeout_ms": timeout, "wait": wait}), &["key"])},
         {"name": "browser_scroll", "description": "Scroll the page one viewport up or down, or bring the element `ref` into view.",
-         "inputSchema": schema(json!({"direction": {"type": "string", "enum": ["up", "down"], "description": "One viewport up or down."}, "ref": ref_prop, "target": target_prop, "timeout_ms": timeout}), &[])},
+         "inputSchema": schema(json!({"direction": {"type": "string", "enum": ["up", "down"], "description": "One viewport up or down."}, "ref": ref_prop, "target": target_prop, "timeout_ms": timeout, "wait": wait}), &[])},
         {"name": "browser_take_screenshot", "description": "A screenshot of the tab as it is now.",
          "inputSchema": schema(json!({}), &[])},
         {"name": "browser_evaluate", "description": "Evaluate JavaScript in the top frame or any frame (OOPIFs included) under one time budget: a script that never ends is terminated and the tab stays usable. With `ref`, `expression` is a function called with the element.",
@@ -216,6 +220,8 @@ pub enum ToolCall {
         url: String,
         /// The budget.
         timeout_ms: Option<u64>,
+        /// What to wait for (`None`: the default).
+        wait: Option<Wait>,
     },
     /// `browser_snapshot`.
     Snapshot {
@@ -234,6 +240,8 @@ pub enum ToolCall {
         target: Target,
         /// The budget.
         timeout_ms: Option<u64>,
+        /// What to wait for (`None`: the default).
+        wait: Option<Wait>,
     },
     /// `browser_type`.
     Type {
@@ -245,6 +253,8 @@ pub enum ToolCall {
         submit: bool,
         /// The budget.
         timeout_ms: Option<u64>,
+        /// What to wait for (`None`: the default).
+        wait: Option<Wait>,
     },
     /// `browser_press_key`.
     PressKey {
@@ -252,6 +262,8 @@ pub enum ToolCall {
         key: String,
         /// The budget.
         timeout_ms: Option<u64>,
+        /// What to wait for (`None`: the default).
+        wait: Option<Wait>,
     },
     /// `browser_scroll`.
     Scroll {
@@ -261,6 +273,8 @@ pub enum ToolCall {
         reference: Option<String>,
         /// The budget.
         timeout_ms: Option<u64>,
+        /// What to wait for (`None`: the default).
+        wait: Option<Wait>,
     },
     /// `browser_take_screenshot`.
     Screenshot,
@@ -362,6 +376,18 @@ impl Args<'_> {
         self.count("timeout_ms", 600_000)
     }
 
+    fn wait(&self) -> Result<Option<Wait>, CallError> {
+        self.string(&["wait"])?
+            .map(|w| {
+                w.parse().map_err(|_| {
+                    CallError::BadArgument(format!(
+                        "`wait` must be \"quiet\" or \"load\", not {w:?}"
+                    ))
+                })
+            })
+            .transpose()
+    }
+
     fn reference(&self) -> Result<Option<String>, CallError> {
         self.string(&["ref", "target"])
     }
@@ -372,8 +398,9 @@ impl Args<'_> {
 /// ```
 /// use cdp_supervise::mcp::{parse_tool_call, CallError, Target, ToolCall};
 /// use serde_json::json;
-/// let call = parse_tool_call(&json!({"name": "browser_click", "arguments": {"target": "e5"}}))?;
-/// assert_eq!(call, ToolCall::Click { target: Target::Ref("e5".into()), timeout_ms: None });
+/// use cdp_supervisor::act::Wait;
+/// let call = parse_tool_call(&json!({"name": "browser_click", "arguments": {"target": "e5", "wait": "load"}}))?;
+/// assert_eq!(call, ToolCall::Click { target: Target::Ref("e5".into()), timeout_ms: None, wait: Some(Wait::Load) });
 /// let err = parse_tool_call(&json!({"name": "browser_click", "arguments": {}})).unwrap_err();
 /// assert!(matches!(err, CallError::BadArgument(m) if m.contains("ref")));
 /// # Ok::<(), CallError>(())
@@ -395,6 +422,7 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
         "browser_navigate" => ToolCall::Navigate {
             url: a.required(&["url"], "the URL to open")?,
             timeout_ms: a.timeout()?,
+            wait: a.wait()?,
         },
         "browser_snapshot" => ToolCall::Snapshot {
             max_nodes: a.count("max_nodes", 100_000)?,
@@ -417,6 +445,7 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
             ToolCall::Click {
                 target,
                 timeout_ms: a.timeout()?,
+                wait: a.wait()?,
             }
         }
         "browser_type" => ToolCall::Type {
@@ -431,10 +460,12 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
             reference: a.reference()?,
             submit: a.flag("submit")?.unwrap_or(false),
             timeout_ms: a.timeout()?,
+            wait: a.wait()?,
         },
         "browser_press_key" => ToolCall::PressKey {
             key: a.required(&["key"], "a key such as Enter, Tab or ArrowDown")?,
             timeout_ms: a.timeout()?,
+            wait: a.wait()?,
         },
         "browser_scroll" => {
             let reference = a.reference()?;
@@ -457,6 +488,7 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
                 down,
                 reference,
                 timeout_ms: a.timeout()?,
+                wait: a.wait()?,
             }
         }
         "browser_take_screenshot" => ToolCall::Screenshot,
@@ -582,6 +614,14 @@ mod tests {
             assert!(
                 matches!(parse_tool_call(&call), Err(CallError::BadArgument(_))),
                 "{t}"
+            );
+        }
+        for w in [json!("soon"), json!(true), json!("Load")] {
+            let call =
+                json!({"name": "browser_navigate", "arguments": {"url": "about:blank", "wait": w}});
+            assert!(
+                matches!(parse_tool_call(&call), Err(CallError::BadArgument(m)) if m.contains("wait")),
+                "{w}"
             );
         }
         assert!(parse_message("[]").is_err());

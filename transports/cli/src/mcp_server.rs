@@ -1,20 +1,23 @@
 //! `cdp-supervise mcp`: the Model Context Protocol server loop.
 //!
 //! One message a line on stdin, one answer a line on stdout, nothing else on stdout; logs on
-//! stderr. Calls run one at a time, in order. The browser is launched on first use (or
-//! `--cdp` connects), reused until `browser_close`, and closed at end of input and on every
-//! error path (the client owns the launched browser; dropping it closes the browser and
-//! removes its profile).
+//! stderr. Calls run one at a time, in order. The browser is launched (or `--cdp` connects)
+//! when the server starts, on a thread of its own while the client's handshake goes on, so
+//! that the first call does not pay the launch; `--lazy` launches it on first use instead.
+//! It is reused until `browser_close` (the next call then launches a fresh one), and
+//! closed at end of input and on every error path (the client owns the launched browser;
+//! dropping it closes the browser and removes its profile).
 
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use cdp_supervise::mcp::{
     code, error_response, initialize_result, parse_message, parse_tool_call, response, tool_result,
     tools, CallError, Incoming, RpcError, Target, ToolCall,
 };
-use cdp_supervisor::act::{ActOptions, Action};
+use cdp_supervisor::act::{ActOptions, Action, Wait};
 use cdp_supervisor::ax::AxOptions;
 use cdp_supervisor::evaluate::{Element, Evaluation};
 use cdp_supervisor::{DialogAction, Snapshot};
@@ -37,13 +40,74 @@ fn send(line: &str) {
     let _ = out.flush();
 }
 
-/// The tab this server drives, opened on first use.
+/// A browser being supervised, with what its start has to say.
+struct Started {
+    client: Client,
+    /// A browser launched with a window (`--headed`); the client's own launch is headless.
+    /// Dropped after the client.
+    headed_browser: Option<Browser>,
+    /// The local fallback's warning, for the next result.
+    warning: Option<String>,
+}
+
+impl Started {
+    fn client(client: Client) -> Started {
+        Started {
+            client,
+            headed_browser: None,
+            warning: None,
+        }
+    }
+}
+
+/// Launches or connects as the flags say: `--cdp` (with `--fallback-local`, the local
+/// Chromium when the endpoint cannot be reached), `--headed`, or a headless launch.
+fn start_browser(args: &Args) -> Result<Started, String> {
+    let options = || Options {
+        config: config(args),
+        ..Options::default()
+    };
+    match &args.cdp {
+        Some(url) => match Client::connect(url, options()) {
+            Ok(client) => Ok(Started::client(client)),
+            Err(e) if args.fallback_local => {
+                let warning = fallback_warning(url, &e);
+                eprintln!("cdp-supervise: warning: {warning}");
+                let client = Client::launch(options())
+                    .map_err(|e| format!("could not launch the local Chromium either: {e}"))?;
+                Ok(Started {
+                    warning: Some(warning),
+                    ..Started::client(client)
+                })
+            }
+            Err(e) => Err(unreachable_error(url, &e)),
+        },
+        None if args.headed => {
+            let browser = Browser::launch_headed().map_err(|e| {
+                format!("cannot launch Chromium with a window: {e}; a display is needed (or leave out --headed)")
+            })?;
+            let client = Client::connect(browser.ws_url(), options())
+                .map_err(|e| format!("cannot supervise the launched Chromium: {e}"))?;
+            Ok(Started {
+                headed_browser: Some(browser),
+                ..Started::client(client)
+            })
+        }
+        None => Client::launch(options())
+            .map(Started::client)
+            .map_err(|e| format!("cannot launch Chromium: {e}; install chromium or set $CHROME")),
+    }
+}
+
+/// The tab this server drives.
 struct Session<'a> {
     args: &'a Args,
     client: Option<Client>,
     /// A browser launched with a window (`--headed`); the client's own launch is headless.
     /// Dropped after the client.
     headed_browser: Option<Browser>,
+    /// The start begun with the server (not with `--lazy`), until a call needs it.
+    starting: Option<JoinHandle<Result<Started, String>>>,
     /// Closed dialogs already named in a result (a subset of the snapshot's recent ones).
     reported_closed: HashSet<String>,
     /// Said once, in the next result (the local fallback).
@@ -58,54 +122,54 @@ impl<'a> Session<'a> {
             args,
             client: None,
             headed_browser: None,
+            starting: None,
             reported_closed: HashSet::new(),
             warning: None,
             console_seen_until: f64::NEG_INFINITY,
         }
     }
 
-    fn options(&self) -> Options {
-        Options {
-            config: config(self.args),
-            ..Options::default()
-        }
+    /// Starts the browser on a thread of its own; the first call that needs it waits for
+    /// it. A thread that cannot be spawned leaves the start to that call.
+    fn start_early(&mut self) {
+        let args = self.args.clone();
+        self.starting = std::thread::Builder::new()
+            .name("cdp-supervise-start".into())
+            .spawn(move || start_browser(&args))
+            .ok();
     }
 
-    /// The client, launching or connecting on first use.
+    /// The start under way, waited for.
+    fn started_early(&mut self) -> Option<Result<Started, String>> {
+        let start = self.starting.take()?;
+        Some(
+            start
+                .join()
+                .unwrap_or_else(|_| Err("the browser's start failed; try again".into())),
+        )
+    }
+
+    /// The client: the early start's, or launched or connected now.
     fn client(&mut self) -> Result<&Client, String> {
         if self.client.is_none() {
-            let client = match &self.args.cdp {
-                Some(url) => match Client::connect(url, self.options()) {
-                    Ok(c) => c,
-                    Err(e) if self.args.fallback_local => {
-                        let warning = fallback_warning(url, &e);
-                        eprintln!("cdp-supervise: warning: {warning}");
-                        self.warning = Some(warning);
-                        Client::launch(self.options()).map_err(|e| {
-                            format!("could not launch the local Chromium either: {e}")
-                        })?
-                    }
-                    Err(e) => return Err(unreachable_error(url, &e)),
-                },
-                None if self.args.headed => {
-                    let browser = Browser::launch_headed().map_err(|e| {
-                        format!("cannot launch Chromium with a window: {e}; a display is needed (or leave out --headed)")
-                    })?;
-                    let client = Client::connect(browser.ws_url(), self.options())
-                        .map_err(|e| format!("cannot supervise the launched Chromium: {e}"))?;
-                    self.headed_browser = Some(browser);
-                    client
-                }
-                None => Client::launch(self.options()).map_err(|e| {
-                    format!("cannot launch Chromium: {e}; install chromium or set $CHROME")
-                })?,
+            // A failed early start is this call's answer; the next call tries again.
+            let started = match self.started_early() {
+                Some(started) => started?,
+                None => start_browser(self.args)?,
             };
-            self.client = Some(client);
+            self.client = Some(started.client);
+            self.headed_browser = started.headed_browser;
+            self.warning = started.warning;
         }
         self.client.as_ref().ok_or_else(|| "no browser".to_owned())
     }
 
     fn close(&mut self) -> Option<String> {
+        // An early start still under way is waited for, so that its browser is closed too.
+        if let Some(Ok(started)) = self.started_early() {
+            self.client = Some(started.client);
+            self.headed_browser = started.headed_browser;
+        }
         let client = self.client.take()?;
         let launched = client.browser().is_some() || self.headed_browser.is_some();
         let _ = client.stop();
@@ -277,28 +341,44 @@ fn run_tool(session: &mut Session<'_>, call: ToolCall) -> Outcome {
 /// scroll, evaluate).
 fn agent_tool(client: &Client, call: ToolCall) -> Outcome {
     match call {
-        ToolCall::Navigate { url, timeout_ms } => act(
+        ToolCall::Navigate {
+            url,
+            timeout_ms,
+            wait,
+        } => act(
             client,
             json!({"action": "navigate", "url": url}),
-            timeout_ms,
+            budget(timeout_ms, wait),
         ),
-        ToolCall::Click { target, timeout_ms } => {
+        ToolCall::Click {
+            target,
+            timeout_ms,
+            wait,
+        } => {
             let action = match target {
                 Target::Ref(r) => json!({"action": "click", "ref": r}),
                 Target::Point { x, y } => json!({"action": "click", "x": x, "y": y}),
             };
-            act(client, action, timeout_ms)
+            act(client, action, budget(timeout_ms, wait))
         }
         ToolCall::Type {
             text,
             reference,
             submit,
             timeout_ms,
+            wait,
         } => {
+            // When Enter follows, the typing's own settle and screenshot would be thrown
+            // away: the answer is the page after Enter.
+            let mut typed_options = budget(timeout_ms, wait);
+            if submit {
+                typed_options["wait"] = json!(Wait::Load.as_str());
+                typed_options["screenshot"] = json!(false);
+            }
             let typed = act(
                 client,
                 json!({"action": "type", "text": text, "ref": reference}),
-                timeout_ms,
+                typed_options,
             );
             if !submit || typed.is_error {
                 return typed;
@@ -306,27 +386,34 @@ fn agent_tool(client: &Client, call: ToolCall) -> Outcome {
             let pressed = act(
                 client,
                 json!({"action": "press", "key": "Enter"}),
-                timeout_ms,
+                budget(timeout_ms, wait),
             );
             Outcome {
                 text: format!("{}\n\nThen Enter:\n{}", typed.text, pressed.text),
                 ..pressed
             }
         }
-        ToolCall::PressKey { key, timeout_ms } => {
-            act(client, json!({"action": "press", "key": key}), timeout_ms)
-        }
+        ToolCall::PressKey {
+            key,
+            timeout_ms,
+            wait,
+        } => act(
+            client,
+            json!({"action": "press", "key": key}),
+            budget(timeout_ms, wait),
+        ),
         ToolCall::Scroll {
             down,
             reference,
             timeout_ms,
+            wait,
         } => {
             let action = match (reference, down) {
                 (Some(r), _) => json!({"action": "scroll", "ref": r}),
                 (None, Some(false)) => json!({"action": "scroll", "direction": "up"}),
                 (None, _) => json!({"action": "scroll", "direction": "down"}),
             };
-            act(client, action, timeout_ms)
+            act(client, action, budget(timeout_ms, wait))
         }
         ToolCall::Snapshot {
             max_nodes,
@@ -387,12 +474,20 @@ fn agent_tool(client: &Client, call: ToolCall) -> Outcome {
     }
 }
 
+/// An action's options as the sidecar spells them: the budget and what to wait for.
+fn budget(timeout_ms: Option<u64>, wait: Option<Wait>) -> Value {
+    let mut options = json!({});
+    if let Some(ms) = timeout_ms {
+        options["timeout_ms"] = json!(ms);
+    }
+    if let Some(w) = wait {
+        options["wait"] = json!(w.as_str());
+    }
+    options
+}
+
 /// Runs one action of the core and says what happened, with its screenshot.
-fn act(client: &Client, action: Value, timeout_ms: Option<u64>) -> Outcome {
-    let options = match timeout_ms {
-        Some(ms) => json!({ "timeout_ms": ms }),
-        None => json!({}),
-    };
+fn act(client: &Client, action: Value, options: Value) -> Outcome {
     let parsed =
         Action::from_json(&action).and_then(|a| ActOptions::from_json(&options).map(|o| (a, o)));
     let (action, options) = match parsed {
@@ -564,9 +659,18 @@ fn read_line(input: &mut impl BufRead) -> Line {
 /// Runs the server until end of input.
 pub fn serve(args: Args) -> Result<(), Failure> {
     let mut session = Session::new(&args);
+    if args.lazy {
+        eprintln!("cdp-supervise: MCP server on stdio; the browser starts on the first tool call");
+    } else {
+        session.start_early();
+        let what = match args.cdp {
+            Some(_) => "connecting to the browser",
+            None => "the browser is starting",
+        };
+        eprintln!("cdp-supervise: MCP server on stdio; {what}");
+    }
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
-    eprintln!("cdp-supervise: MCP server on stdio; the browser starts on the first tool call");
     loop {
         let line = match read_line(&mut input) {
             Line::End => break,

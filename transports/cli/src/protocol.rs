@@ -361,9 +361,16 @@ mod tests {
             Command::Act { action, options } => {
                 assert_eq!(action.name(), "click");
                 assert_eq!(options.timeout, Duration::from_secs(2));
+                assert_eq!(options.wait, cdp_supervisor::act::Wait::Quiet);
             }
             other => panic!("{other:?}"),
         }
+        let r = p(r#"{"id":8,"cmd":"act","action":"back","wait":"load"}"#).unwrap();
+        assert!(matches!(r.command, Command::Act { options, .. }
+            if options.wait == cdp_supervisor::act::Wait::Load));
+        let e = p(r#"{"id":9,"cmd":"act","action":"back","wait":"idle"}"#).unwrap_err();
+        assert_eq!(e.code, Some("bad_request"));
+        assert!(e.message.contains("wait"), "{}", e.message);
         let e = p(r#"{"id":9,"cmd":"act","action":"navigate"}"#).unwrap_err();
         assert_eq!((e.code, e.id), (Some("bad_request"), serde_json::json!(9)));
         assert!(e.message.contains("url"));

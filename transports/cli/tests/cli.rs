@@ -1072,7 +1072,7 @@ fn fallback_local_supervises_a_launched_browser_when_the_remote_cannot_be_reache
     assert_browser_gone(port, &profile);
 }
 
-/// The `act` command: navigate, a click on a link that navigates (a webp screenshot),
+/// The `act` command: navigate, a click on a link that navigates (`wait: load`, a webp screenshot),
 /// a click that raises an alert (ended at once, no screenshot), then the next action
 /// after answering it; a missing parameter is a `bad_request` line.
 #[test]
@@ -1111,8 +1111,10 @@ fn act_through_stdin() {
     assert_eq!(r["code"], json!("blocked"), "{r}");
     cli.send(json!({"id": 4, "cmd": "dialog", "action": "accept", "dialog_id": d}));
     cli.expect("answered", is_result(4));
-    cli.send(json!({"id": 5, "cmd": "act", "action": "click", "x": 50, "y": 20}));
+    // `wait: load`: answered at the new page's load, not before it started.
+    cli.send(json!({"id": 5, "cmd": "act", "action": "click", "x": 50, "y": 20, "wait": "load"}));
     let r = cli.expect("click on the link", is_result(5));
+    assert_eq!(r["act"]["settled"], json!(true), "{r}");
     assert_eq!(r["act"]["navigated"], json!(true), "{r}");
     assert!(
         r["act"]["url"].as_str().unwrap().ends_with("/nested"),

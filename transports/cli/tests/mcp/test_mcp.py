@@ -9,8 +9,10 @@ ref and get an image back; an `alert` raised from inside the iframe is named in 
 result; answer it with browser_handle_dialog; a `while(true){}` evaluate with a 1 s budget
 returns an error in time and the next call works; browser_close leaves no browser running.
 Then an unreachable --cdp endpoint: an error naming --fallback-local, and with it a local
-browser and the warning in the first result, the URL's secret redacted in both. Then, with a
-display (CI: `xvfb-run -a`), `--headed`: a browser with a window, supervised the same way.
+browser and the warning in the first result, the URL's secret redacted in both. Then when
+the browser starts: with the server (before any tool call), or with `--lazy` at the first
+call. Then, with a display (CI: `xvfb-run -a`), `--headed`: a browser with a window,
+supervised the same way.
 Exits non-zero on the first failed check.
 """
 import asyncio
@@ -178,6 +180,50 @@ async def unreachable_endpoint():
     check(browsers_gone(before), "the fallback browser is closed at end of input")
 
 
+def server_browsers():
+    """The browsers (main processes) whose parent is a cdp-supervise this script started."""
+    rows = [l.split(None, 2) for l in
+            subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout.splitlines()[1:]]
+    servers = {pid for pid, ppid, args in rows if ppid == str(os.getpid()) and BINARY in args}
+    return {pid for pid, ppid, args in rows if ppid in servers and "chromium" in args}
+
+
+def wait_until(cond, secs):
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.1)
+    return cond()
+
+
+async def eager_and_lazy():
+    """The browser starts with the server, so the first call does not pay the launch; with
+    --lazy, at the first call. Either way it is closed at end of input."""
+    before = chromium_pids("cdp-supervise-profile")
+    params = StdioServerParameters(command=BINARY, args=["mcp"], env={**os.environ})
+    async with Client(params) as client:
+        await client.list_tools()
+        check(wait_until(lambda: bool(server_browsers()), 15), "the browser starts with the server, before any tool call")
+        r = await client.call_tool("browser_navigate", {"url": "data:text/html,<title>Eager</title>", "wait": "load"})
+        check(not r.is_error and "Eager" in text_of(r), "and the first call uses it", r)
+        check(len(server_browsers()) == 1, "one browser, not a second one at the first call")
+    check(browsers_gone(before), "the early browser is closed at end of input")
+    params = StdioServerParameters(command=BINARY, args=["mcp", "--lazy"], env={**os.environ})
+    async with Client(params) as client:
+        await client.list_tools()
+        check(not wait_until(lambda: bool(server_browsers()), 1.5), "--lazy: no browser before the first call")
+        r = await client.call_tool("browser_navigate", {"url": "data:text/html,<title>Lazy</title>"})
+        check(not r.is_error and "Lazy" in text_of(r), "--lazy: the first call launches it", r)
+        check(len(server_browsers()) == 1, "--lazy: one browser runs")
+    check(browsers_gone(before), "the lazy browser is closed at end of input")
+    # End of input while the early start is still under way: it is waited for and closed.
+    params = StdioServerParameters(command=BINARY, args=["mcp"], env={**os.environ})
+    async with Client(params) as client:
+        await client.list_tools()
+    check(browsers_gone(before), "a browser still starting at end of input is closed too")
+
+
 async def headed():
     """--headed under a display (CI runs this file under xvfb-run): a browser with a window,
     not headless, supervised like the headless one and closed at end of input."""
@@ -201,5 +247,6 @@ async def headed():
 
 asyncio.run(main())
 asyncio.run(unreachable_endpoint())
+asyncio.run(eager_and_lazy())
 asyncio.run(headed())
 print("all MCP checks passed")
