@@ -29,6 +29,8 @@ pub struct Response {
     pub content_type: &'static str,
     /// The body.
     pub body: String,
+    /// The `Cache-Control`: `no-store` unless [`Response::cacheable`].
+    pub cache_control: &'static str,
 }
 
 impl Response {
@@ -38,6 +40,22 @@ impl Response {
             status: 200,
             content_type: "text/html; charset=utf-8",
             body: body.into(),
+            cache_control: "no-store",
+        }
+    }
+
+    /// The same response, cacheable for an hour: a page the back/forward cache may keep
+    /// (Chromium keeps no `no-store` page).
+    ///
+    /// ```
+    /// use cdp_supervise::serve::Response;
+    /// assert_eq!(Response::html("<p>hi</p>").cacheable().cache_control, "max-age=3600");
+    /// assert_eq!(Response::html("<p>hi</p>").cache_control, "no-store");
+    /// ```
+    pub fn cacheable(self) -> Response {
+        Response {
+            cache_control: "max-age=3600",
+            ..self
         }
     }
 
@@ -47,6 +65,7 @@ impl Response {
             status: 404,
             content_type: "text/plain; charset=utf-8",
             body: "not found\n".into(),
+            cache_control: "no-store",
         }
     }
 }
@@ -169,6 +188,7 @@ fn serve_one(stream: TcpStream, handler: &Handler) -> io::Result<()> {
             status: 405,
             content_type: "text/plain",
             body: "GET only\n".into(),
+            cache_control: "no-store",
         }
     };
     let reason = match response.status {
@@ -179,10 +199,11 @@ fn serve_one(stream: TcpStream, handler: &Handler) -> io::Result<()> {
     let mut out = stream;
     write!(
         out,
-        "HTTP/1.1 {} {reason}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n{}",
+        "HTTP/1.1 {} {reason}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: {}\r\nConnection: close\r\n\r\n{}",
         response.status,
         response.content_type,
         response.body.len(),
+        response.cache_control,
         response.body
     )?;
     out.flush()?;

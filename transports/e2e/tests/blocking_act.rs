@@ -5,7 +5,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use cdp_supervisor::act::{ActOptions, ActResult, Action, Scroll, Target};
+use cdp_supervisor::act::{ActOptions, ActResult, Action, Scroll, Target, Wait};
 use cdp_supervisor::Snapshot;
 use cdp_supervisor_blocking::{Browser, Client, ClientError, DialogAction};
 use serde_json::{json, Value};
@@ -126,6 +126,75 @@ fn click_on_a_link_navigates_and_answers_with_a_webp_screenshot() {
     // back returns to the top page.
     let r = act(&w.client, Action::Back);
     assert!(r.navigated && r.url.ends_with('/'), "{r:?}");
+}
+
+/// `back` into the back/forward cache (manual, Chromium facts: "A back/forward cache
+/// restore sends no load"): the page is restored (its `pageshow` says `persisted`), and the
+/// action settles at the restore under both waits, inside a 5 s budget that it used to
+/// wait out for a `load` that never comes.
+#[test]
+fn back_into_the_back_forward_cache_settles_at_the_restore() {
+    let Some(w) = act_world("act-bfcache") else {
+        return;
+    };
+    let mut options = ActOptions::default();
+    options.timeout = Duration::from_secs(5);
+    for wait in [Wait::Quiet, Wait::Load] {
+        options.wait = wait;
+        for path in ["/bf1", "/bf2"] {
+            let url = w.site.url(path);
+            let r = w.client.act(Action::Navigate { url }, options).unwrap();
+            assert!(r.settled && r.navigated, "{wait:?} {path}: {r:?}");
+        }
+        let r = w.client.act(Action::Back, options).unwrap();
+        eprintln!("{wait:?}: back settled={} {:?}", r.settled, r.timing);
+        assert!(r.settled && r.navigated, "{wait:?}: {r:?}");
+        assert!(r.url.ends_with("/bf1"), "{}", r.url);
+        assert_eq!(r.title, "page bf1");
+        assert!(r.screenshot.is_some());
+        assert_eq!(
+            eval(&w.client, None, "window.restored"),
+            json!(true),
+            "{wait:?}: restored from the back/forward cache"
+        );
+        if wait == Wait::Quiet {
+            // The restore's own console line falls in the quiet window.
+            assert!(
+                texts(&r).contains(&"log:pageshow persisted=true".to_owned()),
+                "{r:?}"
+            );
+        }
+    }
+}
+
+/// `wait: load`: a navigation answers at its load, a click that starts nothing right after
+/// its input, a click on a link at the new page's load.
+#[test]
+fn wait_load_answers_at_the_load_or_after_the_input() {
+    let Some(w) = act_world("act-wait-load") else {
+        return;
+    };
+    let mut options = ActOptions::default();
+    options.wait = Wait::Load;
+    let url = w.site.url("/");
+    let r = w.client.act(Action::Navigate { url }, options).unwrap();
+    assert!(r.settled && r.navigated && r.title == "act top", "{r:?}");
+    // Blank space: nothing starts.
+    let blank = Target::Point { x: 250.0, y: 400.0 };
+    let r = w
+        .client
+        .act(Action::Click { target: blank }, options)
+        .unwrap();
+    assert!(r.settled && !r.navigated && r.screenshot.is_some(), "{r:?}");
+    // The link: the navigation it starts is waited for.
+    let link = Target::Point { x: 50.0, y: 20.0 };
+    let r = w
+        .client
+        .act(Action::Click { target: link }, options)
+        .unwrap();
+    assert!(r.settled && r.navigated, "{r:?}");
+    assert!(r.url.ends_with("/second"), "{}", r.url);
+    assert_eq!(r.title, "second page");
 }
 
 #[test]

@@ -57,6 +57,15 @@ fn handle(req: &Request) -> Response {
         "/nested" => Response::html(page("act nested", &button("nbtn", "nested"), "")),
         "/second" => Response::html(page("second page", "<p>second</p>", "")),
         "/submitted" => Response::html(page("submitted", "<p>thanks</p>", "")),
+        // Static and cacheable, so that Chromium keeps them in its back/forward cache; each
+        // says on `pageshow` whether it was restored from there.
+        "/bf1" | "/bf2" => {
+            let name = req.path.trim_start_matches('/');
+            let script = "addEventListener('pageshow', function (e) { \
+                 window.restored = e.persisted; console.log('pageshow persisted=' + e.persisted); });";
+            Response::html(page(&format!("page {name}"), &format!("<h1>{name}</h1>"), script))
+                .cacheable()
+        }
         _ => Response::not_found(),
     }
 }
