@@ -33,6 +33,7 @@ pub(crate) enum CdpEvent<'a> {
     InspectorDetached(InspectorDetached<'a>),
     RequestPaused(Box<RequestPaused<'a>>),
     FrameStartedNavigating(FrameStartedNavigating<'a>),
+    FrameRequestedNavigation(FrameRequestedNavigation<'a>),
     FrameSubtreeWillBeDetached(FrameSubtreeWillBeDetached<'a>),
     LifecycleEvent(LifecycleEvent<'a>),
 }
@@ -74,6 +75,9 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
         "Inspector.detached" => E::InspectorDetached(Deserialize::deserialize(d)?),
         "Fetch.requestPaused" => E::RequestPaused(Deserialize::deserialize(d)?),
         "Page.frameStartedNavigating" => E::FrameStartedNavigating(Deserialize::deserialize(d)?),
+        "Page.frameRequestedNavigation" => {
+            E::FrameRequestedNavigation(Deserialize::deserialize(d)?)
+        }
         "Page.lifecycleEvent" => E::LifecycleEvent(Deserialize::deserialize(d)?),
         "Page.frameSubtreeWillBeDetached" => {
             E::FrameSubtreeWillBeDetached(Deserialize::deserialize(d)?)
@@ -613,6 +617,18 @@ pub(crate) struct FrameStartedNavigating<'a> {
         deserialize_with = "opt_cow"
     )]
     pub navigation_type: Option<Cow<'a, str>>,
+}
+
+/// `Page.frameRequestedNavigation`: the renderer asks for a navigation (a link, a form,
+/// `location = ...`). It comes on the frame's session ahead of the replies that session
+/// sends after it, where the browser's `frameStartedNavigating` may come later.
+#[derive(Debug, Deserialize)]
+pub(crate) struct FrameRequestedNavigation<'a> {
+    #[serde(rename = "frameId", borrow)]
+    pub frame_id: Cow<'a, str>,
+    /// `currentTab`, `newTab`, `newWindow` or `download`.
+    #[serde(default, borrow, deserialize_with = "opt_cow")]
+    pub disposition: Option<Cow<'a, str>>,
 }
 
 /// `Page.frameSubtreeWillBeDetached`.

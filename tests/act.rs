@@ -440,8 +440,15 @@ fn the_old_documents_load_resent_before_the_new_one_commits_is_not_the_load() {
     assert!((r.timing.settle - 0.1).abs() < 1e-6, "{:?}", r.timing);
 }
 
+/// The barrier `wait: load` sends after the input: a no-op evaluate on the page session.
+fn barrier(h: &Harness) -> u64 {
+    let last = h.last_sent("Runtime.evaluate");
+    assert!(last.json.contains(r#""expression":"0""#), "{}", last.json);
+    last.id
+}
+
 #[test]
-fn wait_load_answers_a_click_that_starts_nothing_right_after_its_input() {
+fn wait_load_answers_a_click_that_starts_nothing_at_the_barrier_after_its_input() {
     let mut h = Harness::attached(Config::default());
     let id = h.sup.act(h.now, click(), load_only()).unwrap();
     h.drain();
@@ -450,15 +457,89 @@ fn wait_load_answers_a_click_that_starts_nothing_right_after_its_input() {
     lifecycle(&mut h, "load", "L1");
     assert!(h.sent_with("Page.captureScreenshot").is_empty());
     answer_input(&mut h);
+    assert!(
+        h.sent_with("Page.captureScreenshot").is_empty(),
+        "a navigation the click requested may still be on its way"
+    );
+    let b = barrier(&h);
+    h.reply(b, r#"{"result":{"type":"number","value":0}}"#);
     assert_eq!(
         h.sent_with("Page.captureScreenshot").len(),
         1,
-        "captured at the input's last reply, no quiet window"
+        "captured at the barrier's reply, no quiet window"
     );
     answer_capture(&mut h, "UklGRg==");
     let r = result(&h, id).expect("finished").unwrap();
     assert!(r.settled && !r.navigated);
     assert_eq!(r.timing.settle, 0.0);
+}
+
+/// A link's navigation reported after the click's reply (as Chromium does about half the
+/// time) but before the barrier's: `wait: load` waits for its load.
+#[test]
+fn wait_load_waits_for_a_navigation_requested_before_the_barrier() {
+    let mut h = Harness::attached(Config::default());
+    let id = h.sup.act(h.now, click(), load_only()).unwrap();
+    h.drain();
+    answer_input(&mut h);
+    let b = barrier(&h);
+    h.event(
+        PS,
+        "Page.frameRequestedNavigation",
+        &format!(r#"{{"frameId":"{PAGE}","reason":"anchorClick","url":"http://a.test/2","disposition":"currentTab"}}"#),
+    );
+    h.reply(b, r#"{"result":{"type":"number","value":0}}"#);
+    h.advance(0.05);
+    assert!(
+        h.sent_with("Page.captureScreenshot").is_empty(),
+        "requested, not started"
+    );
+    started_navigating(&mut h, "http://a.test/2", "differentDocument");
+    lifecycle(&mut h, "init", "L2");
+    top_navigated(&mut h, "http://a.test/2", "Navigation");
+    assert!(h.sent_with("Page.captureScreenshot").is_empty());
+    lifecycle(&mut h, "load", "L2");
+    answer_capture(&mut h, "UklGRg==");
+    let r = result(&h, id)
+        .expect("settled at the new page's load")
+        .unwrap();
+    assert!(r.settled && r.navigated);
+    assert_eq!(r.url, "http://a.test/2");
+
+    // A link into a new tab, and a jump within the document, leave nothing to load.
+    h.sent.clear();
+    let id = h.sup.act(h.now, click(), load_only()).unwrap();
+    h.drain();
+    h.event(
+        PS,
+        "Page.frameRequestedNavigation",
+        &format!(r#"{{"frameId":"{PAGE}","reason":"anchorClick","url":"http://a.test/3","disposition":"newTab"}}"#),
+    );
+    answer_input(&mut h);
+    let b = barrier(&h);
+    h.reply(b, "{}");
+    answer_capture(&mut h, "UklGRg==");
+    assert!(result(&h, id).expect("at the barrier").unwrap().settled);
+    h.sent.clear();
+    let id = h.sup.act(h.now, click(), load_only()).unwrap();
+    h.drain();
+    answer_input(&mut h);
+    h.event(
+        PS,
+        "Page.frameRequestedNavigation",
+        &format!(r#"{{"frameId":"{PAGE}","reason":"anchorClick","url":"http://a.test/2#x","disposition":"currentTab"}}"#),
+    );
+    let b = barrier(&h);
+    h.reply(b, "{}");
+    assert!(h.sent_with("Page.captureScreenshot").is_empty(), "waits");
+    h.event(
+        PS,
+        "Page.navigatedWithinDocument",
+        &format!(r#"{{"frameId":"{PAGE}","url":"http://a.test/2#x","navigationType":"fragment"}}"#),
+    );
+    answer_capture(&mut h, "UklGRg==");
+    let r = result(&h, id).expect("at the jump").unwrap();
+    assert!(r.settled && r.navigated);
 }
 
 #[test]
@@ -610,4 +691,140 @@ fn recorded_back_forward_cache_restores_settle() {
             );
         }
     }
+}
+
+/// The recorded messages of a trace, in order: (time, direction, message).
+fn recorded(name: &str) -> Vec<(f64, String, serde_json::Value)> {
+    harness::trace_text(name)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v.get("msg").is_some())
+        .map(|v| {
+            (
+                v["t"].as_f64().unwrap(),
+                v["dir"].as_str().unwrap().to_owned(),
+                v["msg"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The index of the reply to the command sent at `out`.
+fn reply_to(msgs: &[(f64, String, serde_json::Value)], out: usize) -> usize {
+    let id = &msgs[out].2["id"];
+    out + msgs[out..]
+        .iter()
+        .position(|(_, dir, m)| dir == "in" && m.get("method").is_none() && &m["id"] == id)
+        .expect("answered")
+}
+
+fn method_is(m: &serde_json::Value, method: &str) -> bool {
+    m["method"].as_str() == Some(method)
+}
+
+/// Chromium facts, "Enabling lifecycle events re-sends the current document's": in the
+/// recording, the loaded page's `commit` .. `networkIdle` (never `init`) come between
+/// `Page.setLifecycleEventsEnabled` and its reply.
+#[test]
+fn enabling_lifecycle_events_re_sends_the_current_documents_before_its_reply() {
+    let msgs = recorded("e2e/settle-signals");
+    let enable = msgs
+        .iter()
+        .position(|(_, d, m)| d == "out" && method_is(m, "Page.setLifecycleEventsEnabled"))
+        .unwrap();
+    let names: Vec<&str> = msgs[enable..reply_to(&msgs, enable)]
+        .iter()
+        .filter(|(_, _, m)| method_is(m, "Page.lifecycleEvent"))
+        .map(|(_, _, m)| m["params"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "commit",
+            "DOMContentLoaded",
+            "load",
+            "networkAlmostIdle",
+            "networkIdle"
+        ]
+    );
+}
+
+/// Chromium facts, "networkAlmostIdle is noticed at a task": after a static page's load,
+/// `networkAlmostIdle` takes about 1-2 s when nothing runs on the renderer, and follows at
+/// once a no-op evaluate sent when the network has been quiet for half a second.
+#[test]
+fn network_almost_idle_comes_late_on_an_idle_renderer_and_at_once_after_a_task() {
+    let msgs = recorded("e2e/settle-signals");
+    // The navigations after lifecycle events were enabled.
+    let enabled = msgs
+        .iter()
+        .position(|(_, _, m)| method_is(m, "Page.setLifecycleEventsEnabled"))
+        .unwrap();
+    let mut seen = Vec::new();
+    for (i, (_, dir, m)) in msgs.iter().enumerate().skip(enabled) {
+        if dir != "out" || !method_is(m, "Page.navigate") {
+            continue;
+        }
+        let loader = msgs[reply_to(&msgs, i)].2["result"]["loaderId"].clone();
+        let event = |name: &str| {
+            msgs[i..]
+                .iter()
+                .find(|(_, _, e)| {
+                    method_is(e, "Page.lifecycleEvent")
+                        && e["params"]["name"] == name
+                        && e["params"]["loaderId"] == loader
+                })
+                .map(|(t, _, _)| *t)
+        };
+        let (Some(load), Some(idle)) = (event("load"), event("networkAlmostIdle")) else {
+            continue;
+        };
+        let poke = msgs[i..]
+            .iter()
+            .find(|(t, d, e)| {
+                *t > load && *t < idle + 0.001 && d == "out" && method_is(e, "Runtime.evaluate")
+            })
+            .map(|(t, _, _)| *t);
+        seen.push((load, idle, poke));
+    }
+    assert_eq!(seen.len(), 6, "{seen:?}");
+    for (load, idle, poke) in seen {
+        match poke {
+            Some(p) => assert!(idle - p < 0.05, "right after the poke: {load} {p} {idle}"),
+            None => assert!(idle - load > 0.9, "late without one: {load} {idle}"),
+        }
+    }
+}
+
+/// Chromium facts, "A link's navigation can be reported after the click's reply": of the
+/// recorded clicks on a link, some had `Page.frameRequestedNavigation` after the mouse
+/// release's reply, every one before the reply of an evaluate sent on the same session at
+/// that moment (the barrier of `wait: load`).
+#[test]
+fn a_links_navigation_can_follow_the_clicks_reply_but_never_a_later_evaluates() {
+    let msgs = recorded("e2e/settle-signals");
+    let (mut clicks, mut late) = (0, 0);
+    for (i, (_, dir, m)) in msgs.iter().enumerate() {
+        if dir != "out" || m["params"]["type"] != "mouseReleased" {
+            continue;
+        }
+        let released = reply_to(&msgs, i);
+        let barrier = msgs[released..]
+            .iter()
+            .position(|(_, d, e)| d == "out" && method_is(e, "Runtime.evaluate"))
+            .map(|p| reply_to(&msgs, released + p))
+            .unwrap();
+        let requested = i + msgs[i..]
+            .iter()
+            .position(|(_, _, e)| method_is(e, "Page.frameRequestedNavigation"))
+            .unwrap();
+        clicks += 1;
+        late += usize::from(requested > released);
+        assert!(
+            requested < barrier,
+            "click {clicks}: before the barrier's reply"
+        );
+    }
+    assert_eq!(clicks, 12);
+    assert!(late > 0, "the recording shows the race");
 }

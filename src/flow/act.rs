@@ -19,7 +19,9 @@
 //!    together, both from the load (at most 3 s after it), and from 500 ms after the load
 //!    pokes the renderer every 500 ms until `networkAlmostIdle` comes (Chromium's idleness
 //!    detector looks only at a task, else every 2 s). Without a navigation: 500 ms of quiet
-//!    after the input (`quiet`), or nothing (`load`). The budget bounds it all.
+//!    after the input (`quiet`), or a barrier (`load`: a no-op evaluate on the page, whose
+//!    reply follows any navigation the input made the renderer request). A requested
+//!    navigation holds settling until it starts. The budget bounds it all.
 //! 5. Capture: `Page.captureScreenshot` (webp, else png) and `document.title`.
 //!
 //! A dialog that opens ends the flow at once: the result carries it and no screenshot.
@@ -61,6 +63,9 @@ mod step {
     pub const REFETCH: u16 = 12;
     /// A no-op evaluate that lets the renderer's idleness detector look at the network.
     pub const IDLE_CHECK: u16 = 13;
+    /// A no-op evaluate whose reply comes after every event the input made the renderer
+    /// send (a requested navigation among them).
+    pub const BARRIER: u16 = 14;
     /// A step's attempt (0, or 1 after a ref was looked up again) is in its high byte.
     pub const ATTEMPT_SHIFT: u16 = 8;
 }
@@ -113,6 +118,10 @@ pub(crate) struct ActFlow {
     input_done_at: Option<f64>,
     /// A cross-document navigation of the top frame started (by the action or not).
     nav_started: bool,
+    /// The renderer asked for a navigation of the top frame that has not started yet.
+    nav_requested: bool,
+    /// `wait: load` without a navigation: the barrier after the input is in flight.
+    barrier_pending: bool,
     /// Its document committed (lifecycle `init`, or the top frame's `frameNavigated`):
     /// only then is a `load` its own, not one that enabling lifecycle events re-sent for
     /// the document being left.
@@ -166,6 +175,8 @@ impl ActFlow {
             focused: false,
             input_done_at: None,
             nav_started: false,
+            nav_requested: false,
+            barrier_pending: false,
             committed: false,
             navigated: false,
             loaded_at: None,
@@ -387,11 +398,27 @@ impl ActFlow {
         FlowStatus::Running
     }
 
-    /// Every input command answered: settling starts.
+    /// Every input command answered: settling starts. With `wait: load` and no navigation
+    /// known, a barrier first: the input's reply can come before the navigation the
+    /// renderer requested is reported (manual: Chromium facts, "A link's navigation can be
+    /// reported after the click's reply").
     fn input_done(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
         let now = ctx.out.now();
         self.phase = Phase::Settle;
         self.input_done_at = Some(now);
+        if self.options.wait == Wait::Load && !self.nav_started && !self.nav_requested {
+            let page = self.page_session.clone();
+            let p = json!({"expression": "0", "returnByValue": true});
+            self.send(ctx, &page, "Runtime.evaluate", p, step::BARRIER);
+            self.barrier_pending = true;
+        }
+        self.check_settled(ctx, now)
+    }
+
+    /// The barrier answered (or failed): what the input started is known.
+    fn barrier_done(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
+        self.barrier_pending = false;
+        let now = ctx.out.now();
         self.check_settled(ctx, now)
     }
 
@@ -404,9 +431,12 @@ impl ActFlow {
         let cap = SETTLE_CAP.as_secs_f64();
         let input_at = self.input_done_at.unwrap_or(now);
         let settled_at = match (self.nav_started, self.loaded_at, self.options.wait) {
-            // A navigation not yet loaded: only the load (or the budget) moves on.
+            // A navigation requested and not started, or not yet loaded: only its start,
+            // its load (or the budget) moves on.
+            _ if self.nav_requested => None,
             (true, None, _) => None,
             (_, Some(load), Wait::Load) => Some(load),
+            (false, None, Wait::Load) if self.barrier_pending => None,
             (false, None, Wait::Load) => Some(input_at),
             // The quiet window and `networkAlmostIdle` run together from the load.
             (_, Some(load), Wait::Quiet) => {
@@ -561,6 +591,7 @@ impl ActFlow {
         };
         let status = match step {
             step::LIFECYCLE | step::IDLE_CHECK => FlowStatus::Running,
+            step::BARRIER => self.barrier_done(ctx),
             _ if self.refetch.is_some() => FlowStatus::Running,
             step::SCROLL_NODE | step::QUADS | step::FOCUS | step::INPUT
                 if self.on_node(step) && reply.is_err() =>
@@ -621,6 +652,7 @@ impl ActFlow {
         }
         match step {
             step::LIFECYCLE | step::IDLE_CHECK => FlowStatus::Running,
+            step::BARRIER => self.barrier_done(ctx),
             step::REFETCH => match self.refetch.take() {
                 Some((_, first)) if matches!(self.phase, Phase::Locate | Phase::Input) => {
                     self.fail(ctx, first)
@@ -870,8 +902,17 @@ impl ActFlow {
                     ev.navigation_type.as_deref(),
                     Some("sameDocument" | "historySameDocument")
                 );
-                if !same_document && self.phase != Phase::Capture {
-                    self.restart_navigation(false);
+                if self.phase != Phase::Capture {
+                    self.nav_requested = false;
+                    if !same_document {
+                        self.restart_navigation(false);
+                    }
+                }
+            }
+            E::FrameRequestedNavigation(ev) if ev.frame_id == top => {
+                let here = matches!(ev.disposition.as_deref(), None | Some("currentTab"));
+                if here && self.phase != Phase::Capture {
+                    self.nav_requested = true;
                 }
             }
             E::FrameNavigated(ev) if ev.frame.id == top && ev.frame.parent_id.is_none() => {
@@ -887,7 +928,10 @@ impl ActFlow {
                     }
                 }
             }
-            E::NavigatedWithinDocument(ev) if ev.frame_id == top => self.navigated = true,
+            E::NavigatedWithinDocument(ev) if ev.frame_id == top => {
+                self.navigated = true;
+                self.nav_requested = false;
+            }
             E::LifecycleEvent(ev) if ev.frame_id == top && session == self.page_session => {
                 // Enabling lifecycle events re-sends the current document's (`commit`,
                 // `load`, `networkAlmostIdle`, never `init`): before the new document
@@ -912,6 +956,7 @@ impl ActFlow {
     /// is already there, as lifecycle `init` says): whatever loaded before is not it.
     fn restart_navigation(&mut self, committed: bool) {
         self.nav_started = true;
+        self.nav_requested = false;
         self.committed = committed;
         self.loaded_at = None;
         self.almost_idle = false;

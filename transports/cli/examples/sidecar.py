@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drive the `cdp-supervise` sidecar from Python over stdio (no dependencies).
 
-    cargo build -p cdp-supervise && python3 examples/sidecar.py [path/to/cdp-supervise]
+    cargo build -p cdp-supervise && python3 transports/cli/examples/sidecar.py [path/to/cdp-supervise]
 
 It launches a headless Chromium through the sidecar, waits for the page, runs a script that
 raises a `confirm`, sees at once that the script is blocked by the dialog, accepts the dialog,
