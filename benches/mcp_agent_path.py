@@ -130,9 +130,10 @@ class Flavor:
 class Run:
     """One server's session, its timings and the checks on its answers."""
 
-    def __init__(self, flavor, command, args):
+    def __init__(self, flavor, command, args, cwd):
         self.flavor = flavor
-        self.params = StdioServerParameters(command=command, args=args, env={**os.environ})
+        # A scratch working directory: Playwright MCP writes its output folder there.
+        self.params = StdioServerParameters(command=command, args=args, env={**os.environ}, cwd=cwd)
         self.times = {c: [] for c in CALLS}
         self.started_at = None
         self.first_navigate = None
@@ -208,28 +209,31 @@ def main():
     chrome = os.environ.get("CHROME", "/usr/bin/chromium")
     os.environ["CHROME"] = chrome
     binary = os.path.abspath(a.binary)
-    runs = [Run(Flavor("ours"), binary, ["mcp"]),
-            Run(Flavor("ours-load", wait="load"), binary, ["mcp"])]
+    scratch = tempfile.mkdtemp(prefix="mcp-bench-")
+    runs = [Run(Flavor("ours"), binary, ["mcp"], scratch),
+            Run(Flavor("ours-load", wait="load"), binary, ["mcp"], scratch)]
     versions = {}
     tmp = None
     if not a.no_peers:
-        npm_dir = a.npm_dir or (tmp := tempfile.mkdtemp(prefix="mcp-peers-"))
+        npm_dir = os.path.abspath(a.npm_dir) if a.npm_dir else (tmp := tempfile.mkdtemp(prefix="mcp-peers-"))
         found = peers(npm_dir)
         if found:
             pw, versions["playwright"] = found["playwright"]
             cdt, versions["devtools"] = found["devtools"]
             runs.append(Run(Flavor("playwright"), "node", [
-                pw, "--headless", "--isolated", "--no-sandbox", "--executable-path", chrome]))
+                pw, "--headless", "--isolated", "--no-sandbox", "--executable-path", chrome],
+                scratch))
             runs.append(Run(Flavor("devtools"), "node", [
                 cdt, "--headless", "--isolated", "--executablePath", chrome,
                 "--chromeArg=--no-sandbox", "--no-usage-statistics", "--no-performance-crux",
-                "--no-page-id-routing"]))
+                "--no-page-id-routing"], scratch))
     base = serve()
     try:
         asyncio.run(drive(runs, base, a.rounds))
     finally:
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
+        for d in (tmp, scratch):
+            if d:
+                shutil.rmtree(d, ignore_errors=True)
     report(runs, a.rounds, versions, a.json)
 
 

@@ -17,7 +17,7 @@
 //!    `load` (a back/forward cache restore for its `frameNavigated`, which is all it
 //!    sends); `wait: quiet` then waits for `networkAlmostIdle` and 500 ms of console quiet
 //!    together, both from the load (at most 3 s after it), and from 500 ms after the load
-//!    pokes the renderer every 500 ms until `networkAlmostIdle` comes (Chromium's idleness
+//!    pokes the renderer every 100 ms until `networkAlmostIdle` comes (Chromium's idleness
 //!    detector looks only at a task, else every 2 s). Without a navigation: 500 ms of quiet
 //!    after the input (`quiet`), or a barrier (`load`: a no-op evaluate on the page, whose
 //!    reply follows any navigation the input made the renderer request). A requested
@@ -70,9 +70,12 @@ mod step {
     pub const ATTEMPT_SHIFT: u16 = 8;
 }
 
-/// How often the renderer is poked while `networkAlmostIdle` is awaited: the length of
-/// Chromium's network quiet window, so that a poke can find the window over.
-const IDLE_CHECK_EVERY: f64 = 0.5;
+/// When the renderer is first poked while `networkAlmostIdle` is awaited, after the load:
+/// the length of Chromium's network quiet window, the earliest a poke can find it over.
+const IDLE_CHECK_AFTER: f64 = 0.5;
+/// How often it is poked after that: the window starts a little after the load (at the
+/// last request's end), so a poke at the window's length alone tends to miss it.
+const IDLE_CHECK_EVERY: f64 = 0.1;
 
 /// A node to turn into a point or to act on.
 #[derive(Debug, Clone)]
@@ -473,7 +476,7 @@ impl ActFlow {
     }
 
     /// While `wait: quiet` awaits `networkAlmostIdle` after the load: a no-op evaluate on
-    /// the page every [`IDLE_CHECK_EVERY`] from half a second after the load. Chromium's
+    /// the page [`IDLE_CHECK_AFTER`] after the load, then every [`IDLE_CHECK_EVERY`]. Chromium's
     /// idleness detector notices a quiet network only when a task runs on the renderer's
     /// main thread, else at its 2 s watchdog: an idle static page would cost 1-2 s more
     /// (manual: Chromium facts, "networkAlmostIdle is noticed at a task").
@@ -483,7 +486,7 @@ impl ActFlow {
             self.idle_check_at = None;
             return;
         };
-        let due = *self.idle_check_at.get_or_insert(load + IDLE_CHECK_EVERY);
+        let due = *self.idle_check_at.get_or_insert(load + IDLE_CHECK_AFTER);
         if due <= now {
             let page = self.page_session.clone();
             let p = json!({"expression": "0", "returnByValue": true});
