@@ -5,11 +5,13 @@
 //! when the server starts, on a thread of its own while the client's handshake goes on, so
 //! that the first call does not pay the launch; `--lazy` launches it on first use instead.
 //! It is reused until `browser_close` (the next call then launches a fresh one), and
-//! closed at end of input and on every error path (the client owns the launched browser;
-//! dropping it closes the browser and removes its profile).
+//! closed at end of input, on SIGTERM, SIGINT and SIGHUP (between calls) and on every
+//! error path (the client owns the launched browser; dropping it closes the browser and
+//! removes its profile).
 
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
+use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -656,9 +658,61 @@ fn read_line(input: &mut impl BufRead) -> Line {
     }
 }
 
-/// Runs the server until end of input.
+/// What the server loop waits for: a line of input, its end, or a signal to stop.
+enum Input {
+    Line(Line),
+    Signal(&'static str),
+}
+
+/// Reads stdin on a thread of its own, so that the loop can also hear a signal. The
+/// channel holds a few lines: the reader waits while calls run, as it did inline.
+fn read_input(tx: mpsc::SyncSender<Input>) {
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    loop {
+        let line = read_line(&mut input);
+        let end = matches!(line, Line::End);
+        if tx.send(Input::Line(line)).is_err() || end {
+            return;
+        }
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP end the loop like the end of input, so that a launched
+/// browser (or one still starting) is closed: an MCP client that stops a server which does
+/// not exit at once sends SIGTERM (the official SDKs, after 2 s), and the browser, in its
+/// own process group, would outlive it.
+fn watch_signals(tx: mpsc::SyncSender<Input>) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = match signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("cdp-supervise: warning: cannot watch for SIGTERM ({e}); a browser may outlive a killed server");
+            return;
+        }
+    };
+    let spawned = std::thread::Builder::new()
+        .name("cdp-supervise-signals".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                let name = match sig {
+                    SIGTERM => "SIGTERM",
+                    SIGINT => "SIGINT",
+                    _ => "SIGHUP",
+                };
+                let _ = tx.send(Input::Signal(name));
+            }
+        });
+    if let Err(e) = spawned {
+        eprintln!("cdp-supervise: warning: cannot watch for SIGTERM ({e})");
+    }
+}
+
+/// Runs the server until end of input (or a signal to stop).
 pub fn serve(args: Args) -> Result<(), Failure> {
     let mut session = Session::new(&args);
+    let (tx, rx) = mpsc::sync_channel(4);
+    watch_signals(tx.clone());
     if args.lazy {
         eprintln!("cdp-supervise: MCP server on stdio; the browser starts on the first tool call");
     } else {
@@ -669,13 +723,20 @@ pub fn serve(args: Args) -> Result<(), Failure> {
         };
         eprintln!("cdp-supervise: MCP server on stdio; {what}");
     }
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
+    std::thread::Builder::new()
+        .name("cdp-supervise-stdin".into())
+        .spawn(move || read_input(tx))
+        .map_err(|e| crate::args::runtime(format!("cannot start the stdin reader: {e}")))?;
+    let mut why = "end of input";
     loop {
-        let line = match read_line(&mut input) {
-            Line::End => break,
-            Line::Text(t) => t,
-            Line::TooLong => {
+        let line = match rx.recv() {
+            Ok(Input::Line(Line::Text(t))) => t,
+            Ok(Input::Line(Line::End)) | Err(_) => break,
+            Ok(Input::Signal(name)) => {
+                why = name;
+                break;
+            }
+            Ok(Input::Line(Line::TooLong)) => {
                 send(&error_response(&RpcError {
                     id: Value::Null,
                     code: code::INVALID_REQUEST,
@@ -683,7 +744,7 @@ pub fn serve(args: Args) -> Result<(), Failure> {
                 }));
                 continue;
             }
-            Line::NotUtf8 => {
+            Ok(Input::Line(Line::NotUtf8)) => {
                 send(&error_response(&RpcError {
                     id: Value::Null,
                     code: code::PARSE_ERROR,
@@ -705,7 +766,7 @@ pub fn serve(args: Args) -> Result<(), Failure> {
         }
     }
     if let Some(note) = session.close() {
-        eprintln!("cdp-supervise: end of input: {note}");
+        eprintln!("cdp-supervise: {why}: {note}");
     }
     Ok(())
 }

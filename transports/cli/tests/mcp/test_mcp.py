@@ -222,6 +222,19 @@ async def eager_and_lazy():
     async with Client(params) as client:
         await client.list_tools()
     check(browsers_gone(before), "a browser still starting at end of input is closed too")
+    # SIGTERM (what a client sends a server that does not exit at once) closes it too,
+    # also while it is still starting.
+    for wait in (0.4, 3.0):
+        server = subprocess.Popen([BINARY, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+        server.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+                           '"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n')
+        server.stdin.flush()
+        server.stdout.readline()
+        time.sleep(wait)
+        server.terminate()
+        server.wait(30)
+        check(browsers_gone(before), f"SIGTERM {wait} s after the handshake closes the browser")
 
 
 async def headed():
