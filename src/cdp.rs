@@ -35,6 +35,8 @@ pub(crate) enum CdpEvent<'a> {
     FrameStartedNavigating(FrameStartedNavigating<'a>),
     FrameSubtreeWillBeDetached(FrameSubtreeWillBeDetached<'a>),
     LifecycleEvent(LifecycleEvent<'a>),
+    TargetInfoChanged(Box<TargetInfoChanged<'a>>),
+    TargetDestroyed(TargetDestroyed<'a>),
 }
 
 /// Parses the params of `method` from `d`: `Ok(None)` (skipped) for events the supervisor
@@ -75,6 +77,8 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
         "Fetch.requestPaused" => E::RequestPaused(Deserialize::deserialize(d)?),
         "Page.frameStartedNavigating" => E::FrameStartedNavigating(Deserialize::deserialize(d)?),
         "Page.lifecycleEvent" => E::LifecycleEvent(Deserialize::deserialize(d)?),
+        "Target.targetInfoChanged" => E::TargetInfoChanged(Deserialize::deserialize(d)?),
+        "Target.targetDestroyed" => E::TargetDestroyed(Deserialize::deserialize(d)?),
         "Page.frameSubtreeWillBeDetached" => {
             E::FrameSubtreeWillBeDetached(Deserialize::deserialize(d)?)
         }
@@ -101,6 +105,52 @@ pub(crate) struct TargetInfo<'a> {
         deserialize_with = "opt_cow"
     )]
     pub parent_frame_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_cow")]
+    pub title: Option<Cow<'a, str>>,
+    /// Whether the page can reach its opener (`window.open` without `noopener`): only
+    /// then do a same-site popup and its opener share a renderer.
+    #[serde(default, rename = "canAccessOpener")]
+    pub can_access_opener: bool,
+    /// The page that opened this one (a popup, a `target=_blank` link).
+    #[serde(default, rename = "openerId", borrow, deserialize_with = "opt_cow")]
+    pub opener_id: Option<Cow<'a, str>>,
+}
+
+/// `Target.targetInfoChanged`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct TargetInfoChanged<'a> {
+    #[serde(rename = "targetInfo", borrow)]
+    pub target_info: TargetInfo<'a>,
+}
+
+/// `Target.targetDestroyed`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct TargetDestroyed<'a> {
+    #[serde(rename = "targetId", borrow)]
+    pub target_id: Cow<'a, str>,
+}
+
+/// `Target.createTarget` result.
+#[derive(Debug, Deserialize)]
+pub(crate) struct CreateTargetResult<'a> {
+    #[serde(rename = "targetId", borrow)]
+    pub target_id: Cow<'a, str>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct CreateTargetParams<'a> {
+    pub url: &'a str,
+}
+
+#[derive(Serialize)]
+pub(crate) struct TargetIdParams<'a> {
+    #[serde(rename = "targetId")]
+    pub target_id: &'a str,
+}
+
+#[derive(Serialize)]
+pub(crate) struct DiscoverTargetsParams {
+    pub discover: bool,
 }
 
 /// `Target.getTargets` result.

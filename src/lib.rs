@@ -88,6 +88,7 @@ pub mod session;
 pub mod snapshot;
 pub mod supervisor;
 mod tab;
+mod tab_supervisor;
 pub mod wire;
 
 pub use command::CommandId;
@@ -101,7 +102,7 @@ pub use limits::TableSizes;
 pub use limits::{MAX_CONSOLE_TEXT, MAX_PENDING_DIALOGS};
 pub use snapshot::{
     ClosedBy, ClosedDialog, ConsoleEntry, ConsoleLevel, Diff, FrameInfo, FrameTree, Mirror,
-    PageInfo, PageState, PendingDialog, Snapshot,
+    PageInfo, PageState, PendingDialog, Snapshot, TabInfo, TabState,
 };
 pub use supervisor::Supervisor;
 pub use wire::OutgoingCommand;
