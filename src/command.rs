@@ -8,8 +8,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::flow::FlowTag;
-
 /// The id of a command the embedder sent (also its CDP id).
 ///
 /// ```
@@ -33,6 +31,18 @@ impl std::fmt::Display for CommandId {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub(crate) struct TabKey(pub u32);
+
+/// A flow's identity; replies to its commands carry it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct FlowId(pub u64);
+
+/// Which flow a command belongs to, and which of its steps: the `Purpose` of a flow's
+/// command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FlowTag {
+    pub flow: FlowId,
+    pub step: u16,
+}
 
 /// What a command's reply is for; decides who receives it.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,6 +3,7 @@
 use thiserror::Error;
 
 use crate::dialog::DialogAction;
+use std::str::FromStr;
 
 /// A message from the browser that the supervisor could not apply. The state is unchanged
 /// by the part that failed; nothing panics.
@@ -274,5 +275,18 @@ impl PartialEq<str> for SessionGoneReason {
 impl PartialEq<&str> for SessionGoneReason {
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
+    }
+}
+
+/// Parsed from the sidecar's and MCP's words; here, beside the error it returns, so
+/// that `dialog` needs nothing of `error`.
+impl FromStr for DialogAction {
+    type Err = DialogError;
+    fn from_str(s: &str) -> Result<Self, DialogError> {
+        match s {
+            "accept" => Ok(DialogAction::Accept),
+            "dismiss" => Ok(DialogAction::Dismiss),
+            other => Err(DialogError::BadAction(other.to_owned())),
+        }
     }
 }

@@ -83,6 +83,7 @@ mod lifecycle;
 pub mod limits;
 pub mod manual;
 mod outbox;
+mod remote_object;
 pub mod replay;
 pub mod session;
 pub mod snapshot;
