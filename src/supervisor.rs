@@ -103,6 +103,11 @@ impl TabDeadlines {
     }
 
     fn set(&mut self, tab: TabKey, deadline: Option<f64>) {
+        let deadline = deadline.filter(|d| d.is_finite());
+        // Most inputs leave a tab's deadline as it was: one lookup, nothing moved.
+        if self.by_tab.get(&tab).copied() == deadline {
+            return;
+        }
         if let Some(old) = self.by_tab.remove(&tab) {
             self.by_time.remove(&(Self::key(old), tab));
         }
@@ -1150,6 +1155,17 @@ impl Supervisor {
                 tab.on_event(out, env, method, session, event)
             })
             .unwrap_or(Ok(()));
+        // A child (an OOPIF, a worker) the tab now tracks is routed to it.
+        if let E::AttachedToTarget(ev) = &*event {
+            if self
+                .tabs
+                .get(&key)
+                .is_some_and(|t| t.owns_session(&ev.session_id))
+            {
+                let child = ev.session_id.to_string();
+                self.route_session(&child, key);
+            }
+        }
         if page_gone {
             // The tab's target is gone (closed, or detached by someone else). The last
             // tab stays, detached, so that a one-tab client sees what it always saw.
@@ -1384,8 +1400,11 @@ impl Supervisor {
 
     /// A `current_tab` diff when the current tab changed since the last one.
     fn emit_current(&mut self) {
+        if self.current_emitted.as_deref() == self.current_tab() {
+            return;
+        }
         let now = self.current_tab().map(str::to_owned);
-        if now != self.current_emitted {
+        {
             self.current_emitted.clone_from(&now);
             self.out.emit(Event::Diff(Diff::CurrentTab { tab_id: now }));
         }
@@ -1433,38 +1452,38 @@ impl Supervisor {
         Ok(())
     }
 
-    /// The tab that owns `session`, by the cache (checked), else by asking each tab.
+    /// The tab that owns `session`: the routing table, checked against the tab (a
+    /// session that went is dropped from it on its next message).
     fn owner_of(&mut self, session: &str) -> Option<TabKey> {
-        if let Some(key) = self.session_owner.get(session).copied() {
-            if self.tabs.get(&key).is_some_and(|t| t.owns_session(session)) {
-                return Some(key);
-            }
+        let key = self.session_owner.get(session).copied()?;
+        if self.tabs.get(&key).is_some_and(|t| t.owns_session(session)) {
+            return Some(key);
         }
-        let key = self
-            .tabs
-            .values()
-            .find(|t| t.owns_session(session))
-            .map(|t| t.key);
-        match key {
-            Some(key) => {
-                let sessions: usize = self.tabs.values().map(|t| t.session_count()).sum();
-                if self.session_owner.len() > 2 * sessions + 64 {
-                    // Stale entries of sessions that went: rebuild from the tabs.
-                    self.session_owner.clear();
-                    for t in self.tabs.values() {
-                        for s in t.session_ids() {
-                            self.session_owner.insert(s, t.key);
-                        }
-                    }
+        self.session_owner.remove(session);
+        None
+    }
+
+    /// Routes `session` to `key` from now on. Sessions that went leave stale entries
+    /// behind (dropped on their next message); past twice the sessions the tabs hold, the
+    /// table is rebuilt from them, so it stays bounded.
+    fn route_session(&mut self, session: &str, key: TabKey) {
+        if self.session_owner.get(session) == Some(&key) {
+            return;
+        }
+        if self.session_owner.len() >= 2 * self.session_bound() {
+            self.session_owner.clear();
+            for t in self.tabs.values() {
+                for s in t.session_ids() {
+                    self.session_owner.insert(s, t.key);
                 }
-                self.session_owner.insert(session.to_owned(), key);
-                Some(key)
-            }
-            None => {
-                self.session_owner.remove(session);
-                None
             }
         }
+        self.session_owner.insert(session.to_owned(), key);
+    }
+
+    /// The routing table's bound before a rebuild: the sessions the tabs may hold.
+    fn session_bound(&self) -> usize {
+        64 + self.tabs.values().map(|t| t.session_count()).sum::<usize>()
     }
 
     /// Tabs that share `key`'s renderer process: a tab and its opener (or its popups)
@@ -1547,6 +1566,14 @@ impl Supervisor {
         let r = f(tab, &mut self.out, &self.env);
         tab.update_page(&mut self.out, &self.env);
         let deadline = tab.next_deadline();
+        // The page session, once the tab knows it (from its attach's reply or event).
+        let page_session = tab
+            .page_session_id()
+            .filter(|s| !self.session_owner.contains_key(*s))
+            .map(str::to_owned);
+        if let Some(s) = page_session {
+            self.route_session(&s, key);
+        }
         self.out.act_for(None, &[]);
         self.tab_deadlines.set(key, deadline);
         if self.out.events.len() > mark {
