@@ -68,6 +68,8 @@ pub struct Supervisor {
     /// Session → tab, a cache checked against the tab on every use (so a stale entry
     /// costs a lookup, never a misroute) and rebuilt when it grows past the sessions.
     session_owner: HashMap<String, TabKey>,
+    /// The last session routed and its tab (checked like the table's entries).
+    last_route: Option<(String, TabKey)>,
     /// The tab that gets calls naming no tab.
     current: Option<TabKey>,
     /// The tab id the last `current_tab` diff named.
@@ -142,6 +144,7 @@ impl Supervisor {
             last_key: 0,
             by_target: HashMap::new(),
             session_owner: HashMap::new(),
+            last_route: None,
             current: None,
             current_emitted: None,
             recently_current: Vec::new(),
@@ -1103,7 +1106,7 @@ impl Supervisor {
         event: &mut CdpEvent<'_>,
     ) -> Result<(), InputError> {
         use CdpEvent as E;
-        let route = match (&*event, session) {
+        let key = match (&*event, session) {
             (E::AttachedToTarget(_), None) => return self.on_browser_attached(event),
             (E::TargetInfoChanged(ev), _) => {
                 let info = &ev.target_info;
@@ -1116,11 +1119,10 @@ impl Supervisor {
                 return Ok(());
             }
             // The params name the session; the envelope may be the browser or a parent.
-            (E::DetachedFromTarget(ev), _) => Some(ev.session_id.to_string()),
-            (_, Some(s)) => Some(s.to_owned()),
+            (E::DetachedFromTarget(ev), _) => self.owner_of(&ev.session_id),
+            (_, Some(s)) => self.owner_of(s),
             (_, None) => None,
         };
-        let key = route.as_deref().and_then(|s| self.owner_of(s));
         let Some(key) = key else {
             return match &*event {
                 // A session already dropped with its frame or tab.
@@ -1455,8 +1457,24 @@ impl Supervisor {
     /// The tab that owns `session`: the routing table, checked against the tab (a
     /// session that went is dropped from it on its next message).
     fn owner_of(&mut self, session: &str) -> Option<TabKey> {
+        // A busy page's messages come in runs from one session: the last route first.
+        if let Some((last, key)) = &self.last_route {
+            if last.as_str() == session
+                && self.tabs.get(key).is_some_and(|t| t.owns_session(session))
+            {
+                return Some(*key);
+            }
+        }
         let key = self.session_owner.get(session).copied()?;
         if self.tabs.get(&key).is_some_and(|t| t.owns_session(session)) {
+            match &mut self.last_route {
+                Some((last, k)) => {
+                    last.clear();
+                    last.push_str(session);
+                    *k = key;
+                }
+                None => self.last_route = Some((session.to_owned(), key)),
+            }
             return Some(key);
         }
         self.session_owner.remove(session);
@@ -1576,10 +1594,12 @@ impl Supervisor {
         }
         self.out.act_for(None, &[]);
         self.tab_deadlines.set(key, deadline);
+        // Whatever changes a tab's entry (its page entry, its top frame's URL) comes with a
+        // diff; an input that emitted nothing (most console calls) changed nothing of it.
         if self.out.events.len() > mark {
             self.after_tab_events(key, mark);
+            self.update_tab_info(key);
         }
-        self.update_tab_info(key);
         Some(r)
     }
 
