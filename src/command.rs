@@ -4,11 +4,9 @@
 //! (see [chromium_facts](crate::manual::chromium_facts), replies are matched by id alone: a reply can lack the `sessionId` its command had).
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
-
-use crate::flow::FlowTag;
 
 /// The id of a command the embedder sent (also its CDP id).
 ///
@@ -25,6 +23,27 @@ impl std::fmt::Display for CommandId {
     }
 }
 
+/// Which tab of the browser a command belongs to: its slot in the browser's tab table,
+/// never reused while the supervisor lives, so a late reply can never reach a newer tab.
+///
+/// ```
+/// // Internal; the public face of a tab is its `tab_id` (its CDP target id).
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub(crate) struct TabKey(pub u32);
+
+/// A flow's identity; replies to its commands carry it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct FlowId(pub u64);
+
+/// Which flow a command belongs to, and which of its steps: the `Purpose` of a flow's
+/// command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FlowTag {
+    pub flow: FlowId,
+    pub step: u16,
+}
+
 /// What a command's reply is for; decides who receives it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Purpose {
@@ -35,6 +54,9 @@ pub(crate) enum Purpose {
     DialogAnswer,
     /// A flow's command: the reply goes back to that flow, with the step it named.
     Flow(FlowTag),
+    /// The browser layer's own command (targets, tabs): the reply goes to the browser,
+    /// with the step it named.
+    Browser(u16),
     /// The supervisor's own command whose reply does not matter (a bridge request
     /// continued or refused, a given-up bridge dialog's dismissal).
     Quiet,
@@ -50,6 +72,8 @@ pub(crate) struct InFlight {
     pub purpose: Purpose,
     /// The dialog this command was last reported blocked by (see [rules](crate::manual::rules), commands blocked by a dialog), to report once.
     pub blocked_by: Option<String>,
+    /// The tab whose reply this is (`None`: the browser's own command).
+    pub tab: Option<TabKey>,
 }
 
 /// A deadline as a set key: totally ordered, so the earliest is the set's first.
@@ -77,13 +101,17 @@ impl Ord for DeadlineKey {
 /// an index by deadline: the embedder asks for the next deadline after every message,
 /// so that answer must not cost a walk over every command.
 ///
-/// Invariant: `by_deadline` holds exactly `(deadline, id)` of each entry of `by_id`. Only
+/// Invariant: `by_deadline` holds exactly `(deadline, id)` of each entry of `by_id`, and
+/// `by_session` exactly the ids of the entries sent on a session, under that session. Only
 /// the methods below change either; callers of `get_mut` leave the deadline alone (to
 /// change one, remove the command and insert it again).
 #[derive(Debug, Default)]
 pub(crate) struct CommandsInFlight {
     by_id: BTreeMap<u64, InFlight>,
     by_deadline: BTreeSet<(DeadlineKey, u64)>,
+    /// The ids sent on each session: a session that goes fails its commands without a
+    /// walk over every tab's commands.
+    by_session: HashMap<String, BTreeSet<u64>>,
 }
 
 impl CommandsInFlight {
@@ -91,6 +119,9 @@ impl CommandsInFlight {
     pub fn insert(&mut self, id: u64, cmd: InFlight) {
         self.remove(id);
         self.by_deadline.insert((DeadlineKey(cmd.deadline), id));
+        if let Some(s) = &cmd.session_id {
+            self.by_session.entry(s.clone()).or_default().insert(id);
+        }
         self.by_id.insert(id, cmd);
     }
 
@@ -98,6 +129,14 @@ impl CommandsInFlight {
     pub fn remove(&mut self, id: u64) -> Option<InFlight> {
         let cmd = self.by_id.remove(&id)?;
         self.by_deadline.remove(&(DeadlineKey(cmd.deadline), id));
+        if let Some(s) = &cmd.session_id {
+            if let Some(ids) = self.by_session.get_mut(s) {
+                ids.remove(&id);
+                if ids.is_empty() {
+                    self.by_session.remove(s);
+                }
+            }
+        }
         Some(cmd)
     }
 
@@ -119,6 +158,7 @@ impl CommandsInFlight {
     /// Removes and returns every command, by id.
     pub fn take_all(&mut self) -> Vec<(u64, InFlight)> {
         self.by_deadline.clear();
+        self.by_session.clear();
         std::mem::take(&mut self.by_id).into_iter().collect()
     }
 
@@ -152,16 +192,13 @@ impl CommandsInFlight {
 
     /// Removes and returns every command sent on one of `sessions`, by id.
     pub fn take_on_sessions(&mut self, sessions: &[String]) -> Vec<(u64, InFlight)> {
-        let ids: Vec<u64> = self
-            .by_id
+        let mut ids: Vec<u64> = sessions
             .iter()
-            .filter(|(_, c)| {
-                c.session_id
-                    .as_ref()
-                    .is_some_and(|s| sessions.iter().any(|x| x == s))
-            })
-            .map(|(id, _)| *id)
+            .filter_map(|s| self.by_session.get(s))
+            .flat_map(|ids| ids.iter().copied())
             .collect();
+        ids.sort_unstable();
+        ids.dedup();
         ids.into_iter()
             .filter_map(|id| self.remove(id).map(|c| (id, c)))
             .collect()
@@ -198,6 +235,7 @@ mod tests {
             sent_at: 0.0,
             purpose: Purpose::Quiet,
             blocked_by: None,
+            tab: None,
         }
     }
 

@@ -1,7 +1,8 @@
 //! # cdp-supervisor
 //!
-//! A sans-IO supervisor of one Chromium tab over the Chrome DevTools Protocol: it never
-//! hangs on a native JavaScript dialog and never goes blind inside a cross-origin iframe.
+//! A sans-IO supervisor of a Chromium browser and every tab in it over the Chrome DevTools
+//! Protocol: it never hangs on a native JavaScript dialog and never goes blind inside a
+//! cross-origin iframe or the popup a click just opened.
 //!
 //! [`Supervisor`] is a pure state machine. CDP messages and the time go in; CDP commands
 //! to send, events (snapshot diffs, command outcomes) and the next deadline come out. It
@@ -36,11 +37,24 @@
 //!
 //! ## Map
 //!
-//! - [`Supervisor`] (`supervisor.rs`): the one owner of state, and a dispatcher: inputs go
-//!   to the component whose rule they are; outputs come from one `Outbox`.
+//! Two layers, as quinn-proto's `Endpoint` over its `Connection`s:
+//!
+//! - [`Supervisor`] (`supervisor.rs`): **the browser**. It owns what is browser-wide (the
+//!   connection's clock, command ids and commands in flight, the targets, which tab is
+//!   current) and routes each message to the tab that owns its session; browser-level
+//!   events (a page attached, a target changed or gone) are its own. See
+//!   [`manual::rules`], the browser and its tabs.
+//! - `TabSupervisor` (`tab_supervisor.rs`): **one tab**, a complete machine (frames,
+//!   sessions, dialogs, console, refs, flows, its own deadlines), lent the connection's
+//!   `Outbox` for each call; a dispatcher over the components below.
+//!
+//! Below them, bottom-up (no module imports one above it):
+//!
+//! - The wire and CDP types: `wire.rs` (the envelope), `cdp.rs` (the payloads read),
+//!   `remote_object.rs`, [`command`] (commands in flight), [`error`], [`limits`].
 //! - `Outbox` (`outbox.rs`): the clock, command ids, commands in flight, output queues.
 //! - `Dialogs` (`dialogs.rs`): every dialog rule, one record per answer in flight.
-//! - `Tab` (`tab.rs`): the page, sessions, frames, routing, the console ring.
+//! - `Tab` (`tab.rs`): one tab's page, sessions, frames, routing, the console ring.
 //! - `lifecycle.rs`: targets and frames coming and going, applied across the components
 //!   with the removal cascade of `cascade.rs`.
 //! - Flows (`flow/`): multi-step jobs as small state machines: the attach flow first, the
@@ -83,11 +97,13 @@ mod lifecycle;
 pub mod limits;
 pub mod manual;
 mod outbox;
+mod remote_object;
 pub mod replay;
 pub mod session;
 pub mod snapshot;
 pub mod supervisor;
 mod tab;
+mod tab_supervisor;
 pub mod wire;
 
 pub use command::CommandId;
@@ -101,7 +117,7 @@ pub use limits::TableSizes;
 pub use limits::{MAX_CONSOLE_TEXT, MAX_PENDING_DIALOGS};
 pub use snapshot::{
     ClosedBy, ClosedDialog, ConsoleEntry, ConsoleLevel, Diff, FrameInfo, FrameTree, Mirror,
-    PageInfo, PageState, PendingDialog, Snapshot,
+    PageInfo, PageState, PendingDialog, Snapshot, TabInfo, TabState,
 };
 pub use supervisor::Supervisor;
 pub use wire::OutgoingCommand;

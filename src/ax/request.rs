@@ -111,6 +111,18 @@ pub enum AxError {
         /// `timeout`, `session_gone`, `disconnected` or `cdp_error`.
         code: &'static str,
     },
+    /// The tab's renderer crashed.
+    #[error("tab {tab_id} crashed (its renderer is gone) and answers nothing; call recover on it to reload it, or close it")]
+    Crashed {
+        /// The tab.
+        tab_id: String,
+    },
+    /// No tab has that id.
+    #[error("no tab {tab_id}: it closed or never was; list the tabs and pick one of theirs")]
+    NoSuchTab {
+        /// The id given.
+        tab_id: String,
+    },
 }
 
 impl AxError {
@@ -126,6 +138,8 @@ impl AxError {
             AxError::BadRef { .. } | AxError::TooManyRunning { .. } => "bad_request",
             AxError::StaleRef { .. } => "stale_ref",
             AxError::RootUnavailable { code, .. } => code,
+            AxError::Crashed { .. } => "crashed",
+            AxError::NoSuchTab { .. } => "no_such_tab",
         }
     }
 }
