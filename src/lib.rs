@@ -40,7 +40,8 @@
 //!   to the component whose rule they are; outputs come from one `Outbox`.
 //! - `Outbox` (`outbox.rs`): the clock, command ids, commands in flight, output queues.
 //! - `Dialogs` (`dialogs.rs`): every dialog rule, one record per answer in flight.
-//! - `Tab` (`tab.rs`): the page, sessions, frames, routing, the console ring.
+//! - `Tab` (`tab.rs`): the page, sessions, frames, routing, the console ring;
+//!   `renderer.rs`: which of its sessions a pending dialog blocks.
 //! - `lifecycle.rs`: targets and frames coming and going, applied across the components
 //!   with the removal cascade of `cascade.rs`.
 //! - Flows (`flow/`): multi-step jobs as small state machines: the attach flow first, the
@@ -84,6 +85,7 @@ pub mod limits;
 pub mod manual;
 mod outbox;
 pub mod replay;
+mod renderer;
 pub mod session;
 pub mod snapshot;
 pub mod supervisor;

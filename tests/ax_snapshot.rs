@@ -664,3 +664,162 @@ fn a_ref_whose_node_is_still_shown_reports_the_first_error() {
     );
     assert_eq!(h.sup.resolve_ref("e5").unwrap().backend_node_id, 5);
 }
+
+// ---- dialogs: a dialog holds its renderer, and only it -----------------------------------
+
+/// [`tab`] plus `DEEP`, an OOPIF (session `S-DEEP`) of a third site nested in `OOP`, and
+/// `BACK`, an OOPIF (session `S-BACK`) nested in `OOP` back on the top's site, so in the
+/// top's renderer.
+fn nested_tab() -> Harness {
+    let mut h = tab();
+    h.attach_oopif(OOPIF_S, "S-DEEP", "DEEP", "OOP");
+    h.frame_navigated("S-DEEP", "DEEP", Some("OOP"), "http://c.test/");
+    h.attach_oopif(OOPIF_S, "S-BACK", "BACK", "OOP");
+    h.frame_navigated("S-BACK", "BACK", Some("OOP"), "http://a.test/back");
+    h.sent.clear();
+    h
+}
+
+/// The sessions the snapshot asked for trees.
+fn tree_sessions(h: &Harness) -> Vec<String> {
+    h.sent_with("Accessibility.getFullAXTree")
+        .iter()
+        .filter_map(|c| c.session_id.clone())
+        .collect()
+}
+
+#[test]
+fn a_dialog_in_the_top_frame_is_an_immediate_blocked_error_that_names_it() {
+    let mut h = nested_tab();
+    h.dialog_opening(PAGE, "alert", "top says hi");
+    h.drain();
+    h.sent.clear();
+    let e = h
+        .sup
+        .ax_snapshot(h.now, AxOptions::default())
+        .expect_err("no outline without the top frame");
+    assert_eq!(e.code(), "blocked");
+    let dialog = e.dialog().expect("the dialog is in the error");
+    assert_eq!((dialog.id.as_str(), dialog.frame_id.as_str()), ("d-1", PAGE));
+    assert!(e.to_string().contains("d-1"), "{e}");
+    assert!(e.to_string().contains("take a new snapshot"), "{e}");
+    h.drain();
+    assert!(h.sent.is_empty(), "nothing asked of a blocked renderer");
+}
+
+/// A dialog in an OOPIF nested back on the top's site holds the top's renderer too.
+#[test]
+fn a_dialog_in_a_nested_oopif_of_the_top_site_blocks_the_whole_outline() {
+    let mut h = nested_tab();
+    h.dialog_opening("BACK", "confirm", "sure?");
+    let e = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap_err();
+    assert_eq!(e.code(), "blocked");
+    assert_eq!(e.dialog().map(|d| d.frame_id.as_str()), Some("BACK"));
+}
+
+/// A dialog in an OOPIF of its own site: the rest of the tab is outlined at once, that
+/// frame and the frames grafted under it left out with the dialog's id.
+#[test]
+fn a_dialog_in_an_oopif_leaves_out_only_the_frames_of_its_renderer() {
+    let mut h = nested_tab();
+    h.dialog_opening("DEEP", "alert", "deep");
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    let asked = tree_sessions(&h);
+    assert!(!asked.iter().any(|s| s == "S-DEEP"), "{asked:?}");
+    assert!(asked.iter().any(|s| s == OOPIF_S) && asked.iter().any(|s| s == "S-BACK"));
+    answer(&mut h, "Go", false);
+    let out = outcome(&h, id);
+    assert_eq!(out.len(), 1, "answered without waiting for the blocked frame");
+    let snap = out[0].as_ref().unwrap();
+    assert!(snap.text.contains("button \"Go\""), "{}", snap.text);
+    let deep = snap
+        .frames_left_out
+        .iter()
+        .find(|f| f.frame_id == "DEEP")
+        .unwrap_or_else(|| panic!("{:?}", snap.frames_left_out));
+    assert!(deep.reason.contains("d-1"), "{}", deep.reason);
+    assert!(deep.reason.contains("blocked"), "{}", deep.reason);
+
+    // A dialog in the middle OOPIF: it and everything grafted under it are left out.
+    let mut h = nested_tab();
+    h.dialog_opening("OOP", "prompt", "name?");
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    assert_eq!(tree_sessions(&h), vec![PS.to_owned(), PS.to_owned()]);
+    answer(&mut h, "Go", false);
+    let snap = outcome(&h, id).remove(0).unwrap();
+    let mut out: Vec<_> = snap.frames_left_out.iter().map(|f| f.frame_id.as_str()).collect();
+    out.sort_unstable();
+    assert_eq!(out, ["BACK", "DEEP", "OOP"], "{:?}", snap.frames_left_out);
+    for f in &snap.frames_left_out {
+        let expected = if f.frame_id == "OOP" { "d-1" } else { "parent frame OOP" };
+        assert!(f.reason.contains(expected), "{f:?}");
+    }
+}
+
+/// A dialog that opens while the snapshot waits ends the commands of its renderer at once
+/// (the snapshot does not wait out its budget); their replies, once the dialog is
+/// answered, are dropped.
+#[test]
+fn a_dialog_opening_while_it_runs_ends_the_frames_it_blocks_at_once() {
+    let mut h = tab();
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go", true);
+    assert!(outcome(&h, id).is_empty(), "still waiting for the OOPIF");
+    h.now += 0.01;
+    h.dialog_opening("OOP", "alert", "late");
+    let out = outcome(&h, id);
+    assert_eq!(out.len(), 1, "ended by the dialog, at once");
+    let snap = out[0].as_ref().unwrap();
+    let oop = &snap.frames_left_out[0];
+    assert_eq!(oop.frame_id, "OOP");
+    assert!(oop.reason.contains("alert dialog d-1"), "{}", oop.reason);
+    let late = h
+        .sent_with("Accessibility.getFullAXTree")
+        .into_iter()
+        .find(|c| c.session_id.as_deref() == Some(OOPIF_S))
+        .unwrap()
+        .id;
+    h.dialog_closed("OOP", true);
+    h.reply(late, &oopif_tree("Go"));
+    assert_eq!(outcome(&h, id).len(), 1);
+}
+
+/// A `beforeunload` dialog of the top frame opening mid-snapshot ends it as `blocked`, at
+/// once, naming the dialog.
+#[test]
+fn a_beforeunload_opening_while_it_runs_ends_it_as_blocked() {
+    let mut h = tab();
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    h.dialog_opening(PAGE, "beforeunload", "");
+    let out = outcome(&h, id);
+    assert_eq!(out.len(), 1);
+    let e = out[0].as_ref().unwrap_err();
+    assert_eq!(e.code(), "blocked");
+    let dialog = e.dialog().unwrap();
+    assert_eq!(dialog.kind.to_string(), "beforeunload");
+    // The late replies change nothing.
+    answer(&mut h, "Go", false);
+    assert_eq!(outcome(&h, id).len(), 1);
+}
+
+/// A dialog the policy answers at once holds nothing for long: every frame is asked.
+#[test]
+fn a_dialog_the_policy_answers_blocks_no_frame() {
+    let mut config = Config::default();
+    config.policy = cdp_supervisor::DialogPolicy::AutoDismiss;
+    let mut h = Harness::attached(config);
+    h.attach_oopif(PS, OOPIF_S, "OOP", PAGE);
+    h.frame_navigated(OOPIF_S, "OOP", Some(PAGE), "http://b.test/");
+    h.dialog_opening("OOP", "alert", "auto");
+    h.drain();
+    h.sent.clear();
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    assert!(tree_sessions(&h).iter().any(|s| s == OOPIF_S));
+    h.dialog_opening(PAGE, "alert", "auto too");
+    assert!(outcome(&h, id).is_empty(), "an answered dialog ends nothing");
+}
