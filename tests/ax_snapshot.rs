@@ -823,3 +823,169 @@ fn a_dialog_the_policy_answers_blocks_no_frame() {
     h.dialog_opening(PAGE, "alert", "auto too");
     assert!(outcome(&h, id).is_empty(), "an answered dialog ends nothing");
 }
+
+/// The frames of the recorded five-frame page (`e2e/ax-dialog-renderers.jsonl`) by label:
+/// `T` the top, `A` an OOPIF with `N` (back on the top's site) and `M` nested in it, `S`
+/// beside `A` (see the blocking end-to-end test that recorded it).
+fn renderer_labels(snapshot: &cdp_supervisor::Snapshot) -> Vec<(String, &'static str, String)> {
+    let mut labels = Vec::new();
+    let (Some(top), Some(page)) = (&snapshot.frame_tree.top, &snapshot.page) else {
+        return labels;
+    };
+    let session = page.session_id.clone().unwrap_or_default();
+    labels.push((top.frame_id.clone(), "T", session));
+    for f in &snapshot.frame_tree.children {
+        for (path, label) in [
+            ("/frame-a", "A"),
+            ("/frame-n", "N"),
+            ("/frame-m", "M"),
+            ("/frame-s", "S"),
+        ] {
+            if f.url.ends_with(path) {
+                labels.push((f.frame_id.clone(), label, f.session_id.clone().unwrap_or_default()));
+            }
+        }
+    }
+    labels
+}
+
+/// The frames a dialog in `label`'s frame blocks: those of its renderer.
+fn renderer_of(label: &str) -> &'static [&'static str] {
+    match label {
+        "T" | "N" => &["T", "N"],
+        "A" => &["A"],
+        "M" => &["M"],
+        _ => &["S"],
+    }
+}
+
+/// Chromium fact "A dialog blocks its renderer, and only it", as recorded on Chromium 156
+/// (`e2e/ax-dialog-renderers.jsonl`): while an alert shows in each of the five frames in
+/// turn, the commands sent to the sessions of its renderer are answered only after it
+/// closes, and those sent to every other session before.
+#[test]
+fn recorded_a_dialog_blocks_its_renderer_and_only_it() {
+    let run = harness::replay_before_close("e2e/ax-dialog-renderers", Config::default(), |_, _, _| {});
+    let labels = renderer_labels(&run.snapshot);
+    assert_eq!(labels.len(), 5, "{labels:?}");
+    let label_of_session = |s: &str| labels.iter().find(|l| l.2 == s).map(|l| l.1);
+    let label_of_frame = |f: &str| labels.iter().find(|l| l.0 == f).map(|l| l.1);
+
+    let text = harness::trace_text("e2e/ax-dialog-renderers");
+    let trace = cdp_supervisor::replay::Trace::parse(&text).unwrap();
+    let msgs: Vec<(cdp_supervisor::replay::Direction, serde_json::Value)> = trace
+        .entries
+        .iter()
+        .filter_map(|e| Some((e.dir, serde_json::from_str(e.msg?.get()).ok()?)))
+        .collect();
+    let mut windows = 0;
+    let mut i = 0;
+    while i < msgs.len() {
+        let (_, m) = &msgs[i];
+        if m["method"] != "Page.javascriptDialogOpening" {
+            i += 1;
+            continue;
+        }
+        let dialog = label_of_frame(m["params"]["frameId"].as_str().unwrap()).unwrap();
+        let close = (i..msgs.len())
+            .find(|&j| msgs[j].1["method"] == "Page.javascriptDialogClosed")
+            .unwrap();
+        // Commands sent while it showed, by id: their session's label.
+        let mut sent = std::collections::BTreeMap::new();
+        for (dir, m) in &msgs[i..close] {
+            let method = m["method"].as_str().unwrap_or("");
+            // Answers go to the browser, not the page's renderer (and reply after the close).
+            if *dir == cdp_supervisor::replay::Direction::Out
+                && method != "Page.handleJavaScriptDialog"
+            {
+                if let Some(label) = m["sessionId"].as_str().and_then(label_of_session) {
+                    sent.insert(m["id"].as_i64().unwrap(), label);
+                }
+            }
+        }
+        let replied_before: std::collections::BTreeSet<&str> = msgs[i..close]
+            .iter()
+            .filter(|(dir, m)| *dir == cdp_supervisor::replay::Direction::In && m.get("id").is_some())
+            .filter_map(|(_, m)| sent.get(&m["id"].as_i64().unwrap()).copied())
+            .collect();
+        let asked: std::collections::BTreeSet<&str> = sent.values().copied().collect();
+        let blocked: std::collections::BTreeSet<&str> = renderer_of(dialog).iter().copied().collect();
+        assert_eq!(asked.len(), 5, "every session asked under {dialog}'s dialog");
+        assert_eq!(
+            replied_before,
+            asked.difference(&blocked).copied().collect(),
+            "under {dialog}'s dialog only its renderer waits"
+        );
+        windows += 1;
+        i = close;
+    }
+    assert_eq!(windows, 5);
+}
+
+/// Replayed, a snapshot taken as each recorded dialog opens: `blocked` naming it at once
+/// when it holds the top's renderer, else the other renderers' frames outlined with the
+/// dialog's frame left out under its id, answered from the recorded replies.
+#[test]
+fn replayed_snapshots_under_each_dialog_leave_out_its_renderer() {
+    let mut seen = 0;
+    let mut started = Vec::new();
+    let run = harness::replay_before_close("e2e/ax-dialog-renderers", Config::default(), |sup, t, events| {
+        let opened: Vec<_> = events
+            .iter()
+            .filter_map(|(_, e)| match e {
+                Event::Diff(cdp_supervisor::Diff::DialogOpened { dialog }) => Some(dialog.clone()),
+                _ => None,
+            })
+            .collect();
+        for dialog in opened.into_iter().skip(seen) {
+            seen += 1;
+            started.push((dialog, sup.ax_snapshot(t, AxOptions::default())));
+        }
+    });
+    assert!(run.stats.input_errors.is_empty(), "{:?}", run.stats.input_errors);
+    let labels = renderer_labels(&run.snapshot);
+    let label_of_frame = |f: &str| labels.iter().find(|l| l.0 == f).map(|l| l.1).unwrap();
+    assert_eq!(started.len(), 5);
+    for (dialog, start) in started {
+        let label = label_of_frame(&dialog.frame_id);
+        match (label, start) {
+            ("T" | "N", Err(e)) => {
+                assert_eq!(e.code(), "blocked");
+                assert_eq!(e.dialog().map(|d| d.id.as_str()), Some(dialog.id.as_str()));
+            }
+            (_, Ok(id)) => {
+                let snap = run
+                    .events
+                    .iter()
+                    .find_map(|(_, e)| match e {
+                        Event::AxSnapshot { id: i, outcome } if *i == id => Some(outcome.clone()),
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| panic!("{label}: no outcome"))
+                    .unwrap();
+                let mut buttons: Vec<&str> = snap
+                    .refs
+                    .iter()
+                    .filter(|r| r.role == "button")
+                    .map(|r| r.name.trim_end_matches(" button"))
+                    .collect();
+                buttons.sort_unstable();
+                let out: std::collections::BTreeSet<&str> = snap
+                    .frames_left_out
+                    .iter()
+                    .map(|f| label_of_frame(&f.frame_id))
+                    .collect();
+                let expected_out: &[&str] = if label == "A" { &["A", "M", "N"] } else { renderer_of(label) };
+                assert_eq!(out, expected_out.iter().copied().collect(), "{label}: {:?}", snap.frames_left_out);
+                let own = snap.frames_left_out.iter().find(|f| f.frame_id == dialog.frame_id).unwrap();
+                assert!(own.reason.contains(&dialog.id), "{}", own.reason);
+                let shown: Vec<&str> = ["A", "M", "N", "S", "T"]
+                    .into_iter()
+                    .filter(|l| !out.contains(l))
+                    .collect();
+                assert_eq!(buttons, shown, "{label}:\n{}", snap.text);
+            }
+            (label, other) => panic!("{label}: {other:?}"),
+        }
+    }
+}
