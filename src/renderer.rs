@@ -75,8 +75,7 @@ pub(crate) fn blocked_sessions<'d>(
 ) -> Vec<(String, &'d PendingDialog)> {
     let mut blocked: Vec<(String, &'d PendingDialog)> = Vec::new();
     for dialog in dialogs {
-        let Some(own) = frame_session(tab, &dialog.frame_id).or_else(|| tab.page_session())
-        else {
+        let Some(own) = frame_session(tab, &dialog.frame_id).or_else(|| tab.page_session()) else {
             continue;
         };
         let site = session_site(tab, own);
@@ -97,7 +96,10 @@ mod tests {
     #[test]
     fn a_site_key_is_scheme_and_the_last_two_labels_or_the_whole_ip() {
         let k = |s: &str| site_key(s);
-        assert_eq!(k("http://127.0.0.1:8080/a").as_deref(), Some("http://127.0.0.1"));
+        assert_eq!(
+            k("http://127.0.0.1:8080/a").as_deref(),
+            Some("http://127.0.0.1")
+        );
         assert_ne!(k("http://127.0.0.1:1"), k("http://127.0.0.2:1"));
         assert_eq!(k("http://127.0.0.1:1"), k("http://127.0.0.1:2/x"));
         assert_ne!(k("http://localhost:1"), k("http://127.0.0.1:1"));

@@ -700,7 +700,10 @@ fn a_dialog_in_the_top_frame_is_an_immediate_blocked_error_that_names_it() {
         .expect_err("no outline without the top frame");
     assert_eq!(e.code(), "blocked");
     let dialog = e.dialog().expect("the dialog is in the error");
-    assert_eq!((dialog.id.as_str(), dialog.frame_id.as_str()), ("d-1", PAGE));
+    assert_eq!(
+        (dialog.id.as_str(), dialog.frame_id.as_str()),
+        ("d-1", PAGE)
+    );
     assert!(e.to_string().contains("d-1"), "{e}");
     assert!(e.to_string().contains("take a new snapshot"), "{e}");
     h.drain();
@@ -730,7 +733,11 @@ fn a_dialog_in_an_oopif_leaves_out_only_the_frames_of_its_renderer() {
     assert!(asked.iter().any(|s| s == OOPIF_S) && asked.iter().any(|s| s == "S-BACK"));
     answer(&mut h, "Go", false);
     let out = outcome(&h, id);
-    assert_eq!(out.len(), 1, "answered without waiting for the blocked frame");
+    assert_eq!(
+        out.len(),
+        1,
+        "answered without waiting for the blocked frame"
+    );
     let snap = out[0].as_ref().unwrap();
     assert!(snap.text.contains("button \"Go\""), "{}", snap.text);
     let deep = snap
@@ -749,11 +756,19 @@ fn a_dialog_in_an_oopif_leaves_out_only_the_frames_of_its_renderer() {
     assert_eq!(tree_sessions(&h), vec![PS.to_owned(), PS.to_owned()]);
     answer(&mut h, "Go", false);
     let snap = outcome(&h, id).remove(0).unwrap();
-    let mut out: Vec<_> = snap.frames_left_out.iter().map(|f| f.frame_id.as_str()).collect();
+    let mut out: Vec<_> = snap
+        .frames_left_out
+        .iter()
+        .map(|f| f.frame_id.as_str())
+        .collect();
     out.sort_unstable();
     assert_eq!(out, ["BACK", "DEEP", "OOP"], "{:?}", snap.frames_left_out);
     for f in &snap.frames_left_out {
-        let expected = if f.frame_id == "OOP" { "d-1" } else { "parent frame OOP" };
+        let expected = if f.frame_id == "OOP" {
+            "d-1"
+        } else {
+            "parent frame OOP"
+        };
         assert!(f.reason.contains(expected), "{f:?}");
     }
 }
@@ -821,7 +836,10 @@ fn a_dialog_the_policy_answers_blocks_no_frame() {
     h.drain();
     assert!(tree_sessions(&h).iter().any(|s| s == OOPIF_S));
     h.dialog_opening(PAGE, "alert", "auto too");
-    assert!(outcome(&h, id).is_empty(), "an answered dialog ends nothing");
+    assert!(
+        outcome(&h, id).is_empty(),
+        "an answered dialog ends nothing"
+    );
 }
 
 /// The frames of the recorded five-frame page (`e2e/ax-dialog-renderers.jsonl`) by label:
@@ -842,7 +860,11 @@ fn renderer_labels(snapshot: &cdp_supervisor::Snapshot) -> Vec<(String, &'static
             ("/frame-s", "S"),
         ] {
             if f.url.ends_with(path) {
-                labels.push((f.frame_id.clone(), label, f.session_id.clone().unwrap_or_default()));
+                labels.push((
+                    f.frame_id.clone(),
+                    label,
+                    f.session_id.clone().unwrap_or_default(),
+                ));
             }
         }
     }
@@ -865,7 +887,8 @@ fn renderer_of(label: &str) -> &'static [&'static str] {
 /// closes, and those sent to every other session before.
 #[test]
 fn recorded_a_dialog_blocks_its_renderer_and_only_it() {
-    let run = harness::replay_before_close("e2e/ax-dialog-renderers", Config::default(), |_, _, _| {});
+    let run =
+        harness::replay_before_close("e2e/ax-dialog-renderers", Config::default(), |_, _, _| {});
     let labels = renderer_labels(&run.snapshot);
     assert_eq!(labels.len(), 5, "{labels:?}");
     let label_of_session = |s: &str| labels.iter().find(|l| l.2 == s).map(|l| l.1);
@@ -905,12 +928,19 @@ fn recorded_a_dialog_blocks_its_renderer_and_only_it() {
         }
         let replied_before: std::collections::BTreeSet<&str> = msgs[i..close]
             .iter()
-            .filter(|(dir, m)| *dir == cdp_supervisor::replay::Direction::In && m.get("id").is_some())
+            .filter(|(dir, m)| {
+                *dir == cdp_supervisor::replay::Direction::In && m.get("id").is_some()
+            })
             .filter_map(|(_, m)| sent.get(&m["id"].as_i64().unwrap()).copied())
             .collect();
         let asked: std::collections::BTreeSet<&str> = sent.values().copied().collect();
-        let blocked: std::collections::BTreeSet<&str> = renderer_of(dialog).iter().copied().collect();
-        assert_eq!(asked.len(), 5, "every session asked under {dialog}'s dialog");
+        let blocked: std::collections::BTreeSet<&str> =
+            renderer_of(dialog).iter().copied().collect();
+        assert_eq!(
+            asked.len(),
+            5,
+            "every session asked under {dialog}'s dialog"
+        );
         assert_eq!(
             replied_before,
             asked.difference(&blocked).copied().collect(),
@@ -929,20 +959,30 @@ fn recorded_a_dialog_blocks_its_renderer_and_only_it() {
 fn replayed_snapshots_under_each_dialog_leave_out_its_renderer() {
     let mut seen = 0;
     let mut started = Vec::new();
-    let run = harness::replay_before_close("e2e/ax-dialog-renderers", Config::default(), |sup, t, events| {
-        let opened: Vec<_> = events
-            .iter()
-            .filter_map(|(_, e)| match e {
-                Event::Diff(cdp_supervisor::Diff::DialogOpened { dialog }) => Some(dialog.clone()),
-                _ => None,
-            })
-            .collect();
-        for dialog in opened.into_iter().skip(seen) {
-            seen += 1;
-            started.push((dialog, sup.ax_snapshot(t, AxOptions::default())));
-        }
-    });
-    assert!(run.stats.input_errors.is_empty(), "{:?}", run.stats.input_errors);
+    let run = harness::replay_before_close(
+        "e2e/ax-dialog-renderers",
+        Config::default(),
+        |sup, t, events| {
+            let opened: Vec<_> = events
+                .iter()
+                .filter_map(|(_, e)| match e {
+                    Event::Diff(cdp_supervisor::Diff::DialogOpened { dialog }) => {
+                        Some(dialog.clone())
+                    }
+                    _ => None,
+                })
+                .collect();
+            for dialog in opened.into_iter().skip(seen) {
+                seen += 1;
+                started.push((dialog, sup.ax_snapshot(t, AxOptions::default())));
+            }
+        },
+    );
+    assert!(
+        run.stats.input_errors.is_empty(),
+        "{:?}",
+        run.stats.input_errors
+    );
     let labels = renderer_labels(&run.snapshot);
     let label_of_frame = |f: &str| labels.iter().find(|l| l.0 == f).map(|l| l.1).unwrap();
     assert_eq!(started.len(), 5);
@@ -975,9 +1015,22 @@ fn replayed_snapshots_under_each_dialog_leave_out_its_renderer() {
                     .iter()
                     .map(|f| label_of_frame(&f.frame_id))
                     .collect();
-                let expected_out: &[&str] = if label == "A" { &["A", "M", "N"] } else { renderer_of(label) };
-                assert_eq!(out, expected_out.iter().copied().collect(), "{label}: {:?}", snap.frames_left_out);
-                let own = snap.frames_left_out.iter().find(|f| f.frame_id == dialog.frame_id).unwrap();
+                let expected_out: &[&str] = if label == "A" {
+                    &["A", "M", "N"]
+                } else {
+                    renderer_of(label)
+                };
+                assert_eq!(
+                    out,
+                    expected_out.iter().copied().collect(),
+                    "{label}: {:?}",
+                    snap.frames_left_out
+                );
+                let own = snap
+                    .frames_left_out
+                    .iter()
+                    .find(|f| f.frame_id == dialog.frame_id)
+                    .unwrap();
                 assert!(own.reason.contains(&dialog.id), "{}", own.reason);
                 let shown: Vec<&str> = ["A", "M", "N", "S", "T"]
                     .into_iter()

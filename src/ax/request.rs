@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use thiserror::Error;
 use crate::snapshot::PendingDialog;
+use thiserror::Error;
 
 use super::outline::DEFAULT_MAX_NODES;
 

@@ -300,10 +300,8 @@ impl AxSnapshotFlow {
                 Some(format!(
                     "an OOPIF nested {depth} deep, over the OOPIF depth budget of {max_depth}"
                 ))
-            } else if let Some(dialog) = blocked_by {
-                Some(blocked_reason(dialog))
             } else {
-                None
+                blocked_by.map(blocked_reason)
             };
             let index = if let Some(reason) = reason {
                 self.left_out.push(FrameLeftOut {

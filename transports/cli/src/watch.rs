@@ -318,7 +318,9 @@ fn handle_line<'scope>(
                         result_line(&id, "ax", serde_json::to_value(ax).unwrap_or(Value::Null))
                     }
                     // `blocked` names the dialog, as an evaluate's does.
-                    Err(ClientError::Ax(e)) => eval_error_line(&id, e.code(), &e.to_string(), e.dialog()),
+                    Err(ClientError::Ax(e)) => {
+                        eval_error_line(&id, e.code(), &e.to_string(), e.dialog())
+                    }
                     Err(e) => client_error_line(&id, &e),
                 });
             });

@@ -619,10 +619,20 @@ fn watch_ax_snapshot_with_a_dialog_pending_answers_at_once_naming_it() {
 
     let dialog = alert_in(&mut cli, 5, &nested, "in the nested frame");
     let e = timed(&mut cli, 6);
-    assert_eq!((e["type"].as_str(), e["code"].as_str()), (Some("error"), Some("blocked")), "{e}");
+    assert_eq!(
+        (e["type"].as_str(), e["code"].as_str()),
+        (Some("error"), Some("blocked")),
+        "{e}"
+    );
     assert_eq!(e["dialog_id"], dialog, "{e}");
     assert_eq!(e["dialog"]["frame_id"], nested, "{e}");
-    assert!(e["message"].as_str().unwrap().contains(dialog.as_str().unwrap()), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains(dialog.as_str().unwrap()),
+        "{e}"
+    );
     cli.send(json!({"id": 7, "cmd": "dialog", "action": "accept", "dialog_id": dialog}));
     cli.expect("answered", is_result(7));
 

@@ -152,9 +152,7 @@ fn a_dialog_blocks_its_renderer_and_the_snapshot_answers_at_once() {
     let site = RendererSite::start();
     let paths = ["/frame-a", "/frame-s", "/frame-n", "/frame-m"];
     let snap = navigate(c, &site.top_url(), |s| {
-        paths
-            .iter()
-            .all(|p| find(s, p).is_some_and(|f| f.is_oopif))
+        paths.iter().all(|p| find(s, p).is_some_and(|f| f.is_oopif))
     });
     let frame_of = |label: &str| match label {
         "T" => snap.frame_tree.top.as_ref().unwrap().frame_id.clone(),
@@ -178,7 +176,8 @@ fn a_dialog_blocks_its_renderer_and_the_snapshot_answers_at_once() {
     for label in LABELS {
         let frame = frame_of(label);
         let raise = format!("setTimeout(() => alert('in {label}'), 0); 1");
-        c.evaluate(Evaluation::new(&raise).in_frame(&frame)).unwrap();
+        c.evaluate(Evaluation::new(&raise).in_frame(&frame))
+            .unwrap();
         let dialog = wait_dialog(c);
         assert_eq!(dialog.frame_id, frame, "{label}");
         let blocked = blocked_with(label);
@@ -214,7 +213,10 @@ fn a_dialog_blocks_its_renderer_and_the_snapshot_answers_at_once() {
             if done {
                 answered.push(other);
             } else {
-                assert!(blocked.contains(&other), "{other} {method} under {label}'s dialog");
+                assert!(
+                    blocked.contains(&other),
+                    "{other} {method} under {label}'s dialog"
+                );
                 waiting.push(p);
             }
         }

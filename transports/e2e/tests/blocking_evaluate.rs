@@ -109,10 +109,11 @@ fn a_function_is_called_under_one_budget() {
     let frames = open_demo(&w);
     let c = &w.client;
     assert_eq!(value(c, Evaluation::function("() => 6*7")), 42);
-    let slow = "async () => { await new Promise(r => setTimeout(r, 20)); return window.frameLabel; }";
+    let slow =
+        "async () => { await new Promise(r => setTimeout(r, 20)); return window.frameLabel; }";
     assert_eq!(value(c, Evaluation::function(slow)), "top");
-    let keyword = Evaluation::function("function () { return window.frameLabel };")
-        .in_frame(&frames.nested);
+    let keyword =
+        Evaluation::function("function () { return window.frameLabel };").in_frame(&frames.nested);
     assert_eq!(value(c, keyword), "nested");
     assert_eq!(value(c, Evaluation::new("() => 6*7")), 42);
     assert_eq!(value(c, Evaluation::new("var x = 1; x + 1")), 2);

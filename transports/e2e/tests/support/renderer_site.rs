@@ -21,7 +21,8 @@ fn page(label: &str, body: &str) -> String {
 
 fn handle(req: &Request) -> Response {
     let port = req.host.rsplit_once(':').map_or("80", |(_, p)| p);
-    let frame = |host: &str, path: &str| format!("<iframe src=\"http://{host}:{port}{path}\"></iframe>");
+    let frame =
+        |host: &str, path: &str| format!("<iframe src=\"http://{host}:{port}{path}\"></iframe>");
     match req.path.split('?').next().unwrap_or("/") {
         "/" => Response::html(page(
             "T",
