@@ -946,6 +946,23 @@ fn watch_evaluate() {
     assert_eq!(r["value"], "top", "{r}");
     assert!(took < budget, "{took:?}");
 
+    // `function` is a function's source, called; a stuck one ends in its budget.
+    let (r, _) = ask(&mut cli, json!({"function": "() => 6*7"}));
+    assert_eq!(r, json!({"type": "result", "id": r["id"], "value": 42}));
+    let (r, took) = ask(
+        &mut cli,
+        json!({"function": "() => { while (true) {} }", "timeout_ms": 500}),
+    );
+    assert_eq!(r["code"], "timeout", "{r}");
+    assert!(took <= budget + margin, "{took:?}");
+    let (r, _) = ask(
+        &mut cli,
+        json!({"function": "async function () { return window.frameLabel }", "frame_id": nested}),
+    );
+    assert_eq!(r["value"], "nested", "{r}");
+    let (r, _) = ask(&mut cli, json!({"function": "() => 1", "expression": "1"}));
+    assert_eq!(r["code"], "bad_request", "{r}");
+
     let (r, took) = ask(
         &mut cli,
         json!({"expression": "new Promise(() => {})", "timeout_ms": 500}),
