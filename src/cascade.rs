@@ -48,7 +48,7 @@ impl Cascade<'_> {
                     flow.on_failed(ctx, tag.step, cmd, error)
                 });
             }
-            Purpose::Quiet => {}
+            Purpose::Quiet | Purpose::Browser(_) => {}
         }
     }
 

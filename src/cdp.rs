@@ -9,6 +9,8 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
+pub(crate) use crate::remote_object::{BorrowedCow, RemoteObject};
+
 /// The events the supervisor handles, with their params parsed. Every other event is
 /// skipped without building anything.
 ///
@@ -35,6 +37,8 @@ pub(crate) enum CdpEvent<'a> {
     FrameStartedNavigating(FrameStartedNavigating<'a>),
     FrameSubtreeWillBeDetached(FrameSubtreeWillBeDetached<'a>),
     LifecycleEvent(LifecycleEvent<'a>),
+    TargetInfoChanged(Box<TargetInfoChanged<'a>>),
+    TargetDestroyed(TargetDestroyed<'a>),
 }
 
 /// Parses the params of `method` from `d`: `Ok(None)` (skipped) for events the supervisor
@@ -75,6 +79,8 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
         "Fetch.requestPaused" => E::RequestPaused(Deserialize::deserialize(d)?),
         "Page.frameStartedNavigating" => E::FrameStartedNavigating(Deserialize::deserialize(d)?),
         "Page.lifecycleEvent" => E::LifecycleEvent(Deserialize::deserialize(d)?),
+        "Target.targetInfoChanged" => E::TargetInfoChanged(Deserialize::deserialize(d)?),
+        "Target.targetDestroyed" => E::TargetDestroyed(Deserialize::deserialize(d)?),
         "Page.frameSubtreeWillBeDetached" => {
             E::FrameSubtreeWillBeDetached(Deserialize::deserialize(d)?)
         }
@@ -101,6 +107,52 @@ pub(crate) struct TargetInfo<'a> {
         deserialize_with = "opt_cow"
     )]
     pub parent_frame_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_cow")]
+    pub title: Option<Cow<'a, str>>,
+    /// Whether the page can reach its opener (`window.open` without `noopener`): only
+    /// then do a same-site popup and its opener share a renderer.
+    #[serde(default, rename = "canAccessOpener")]
+    pub can_access_opener: bool,
+    /// The page that opened this one (a popup, a `target=_blank` link).
+    #[serde(default, rename = "openerId", borrow, deserialize_with = "opt_cow")]
+    pub opener_id: Option<Cow<'a, str>>,
+}
+
+/// `Target.targetInfoChanged`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct TargetInfoChanged<'a> {
+    #[serde(rename = "targetInfo", borrow)]
+    pub target_info: TargetInfo<'a>,
+}
+
+/// `Target.targetDestroyed`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct TargetDestroyed<'a> {
+    #[serde(rename = "targetId", borrow)]
+    pub target_id: Cow<'a, str>,
+}
+
+/// `Target.createTarget` result.
+#[derive(Debug, Deserialize)]
+pub(crate) struct CreateTargetResult<'a> {
+    #[serde(rename = "targetId", borrow)]
+    pub target_id: Cow<'a, str>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct CreateTargetParams<'a> {
+    pub url: &'a str,
+}
+
+#[derive(Serialize)]
+pub(crate) struct TargetIdParams<'a> {
+    #[serde(rename = "targetId")]
+    pub target_id: &'a str,
+}
+
+#[derive(Serialize)]
+pub(crate) struct DiscoverTargetsParams {
+    pub discover: bool,
 }
 
 /// `Target.getTargets` result.
@@ -304,7 +356,7 @@ impl<'de> Deserialize<'de> for ConsoleApiCalled<'de> {
                         ConsoleKey::Args => {
                             let wanted = kind
                                 .as_deref()
-                                .is_none_or(crate::console::is_recorded_level);
+                                .is_none_or(crate::remote_object::is_recorded_level);
                             if wanted {
                                 text = Some(map.next_value::<ConsoleText>()?.0);
                             } else {
@@ -360,35 +412,6 @@ impl<'de> Deserialize<'de> for ConsoleKey {
     }
 }
 
-/// A string borrowed from the input when it has no escapes. Read straight with
-/// `deserialize_str` (a derived newtype would add a layer per string of every message).
-pub(crate) struct BorrowedCow<'a>(pub Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for BorrowedCow<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = BorrowedCow<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> Result<Self::Value, E> {
-                Ok(BorrowedCow(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(BorrowedCow(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(BorrowedCow(Cow::Owned(v)))
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
 /// For `Option<Cow<str>>` fields: serde's derive borrows a `Cow<str>` field, but one in
 /// an `Option` goes through `Cow`'s own impl, which always copies into a `String` (an
 /// allocation per frame id, URL, origin, ... of every frame and target event).
@@ -412,144 +435,12 @@ impl<'de> Deserialize<'de> for ConsoleText {
                 // One allocation for the usual short line instead of a few regrowths.
                 let mut text = String::with_capacity(128);
                 while let Some(object) = seq.next_element::<RemoteObject<'de>>()? {
-                    crate::console::append_arg(&mut text, &object);
+                    crate::remote_object::append_arg(&mut text, &object);
                 }
-                Ok(ConsoleText(crate::console::truncate(text)))
+                Ok(ConsoleText(crate::remote_object::truncate(text)))
             }
         }
         d.deserialize_seq(V)
-    }
-}
-
-/// A `Runtime.RemoteObject`, the parts a log line needs. Read by hand: console
-/// arguments are the bulk of a busy page's traffic, and only four keys matter.
-#[derive(Debug, Default)]
-pub(crate) struct RemoteObject<'a> {
-    pub kind: Cow<'a, str>,
-    pub value: Option<ValueText<'a>>,
-    pub description: Option<Cow<'a, str>>,
-    pub unserializable_value: Option<Cow<'a, str>>,
-}
-
-/// The keys of a remote object the supervisor reads.
-enum ObjectKey {
-    Type,
-    Value,
-    Description,
-    Unserializable,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for ObjectKey {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = ObjectKey;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ObjectKey, E> {
-                Ok(match v {
-                    "type" => ObjectKey::Type,
-                    "value" => ObjectKey::Value,
-                    "description" => ObjectKey::Description,
-                    "unserializableValue" => ObjectKey::Unserializable,
-                    _ => ObjectKey::Other,
-                })
-            }
-        }
-        d.deserialize_identifier(V)
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for RemoteObject<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{MapAccess, Visitor};
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = RemoteObject<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a Runtime.RemoteObject")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut o = RemoteObject::default();
-                while let Some(key) = map.next_key::<ObjectKey>()? {
-                    match key {
-                        ObjectKey::Type => o.kind = map.next_value::<BorrowedCow<'de>>()?.0,
-                        ObjectKey::Value => o.value = Some(map.next_value()?),
-                        ObjectKey::Description => {
-                            o.description = Some(map.next_value::<BorrowedCow<'de>>()?.0)
-                        }
-                        ObjectKey::Unserializable => {
-                            o.unserializable_value = Some(map.next_value::<BorrowedCow<'de>>()?.0)
-                        }
-                        ObjectKey::Other => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(o)
-            }
-        }
-        d.deserialize_map(V(std::marker::PhantomData))
-    }
-}
-
-/// A remote object's `value` as a log line shows it, read in the same pass: strings
-/// borrowed, scalars printed, objects and arrays skipped (their `description` says more).
-#[derive(Debug)]
-pub(crate) enum ValueText<'a> {
-    Str(Cow<'a, str>),
-    Scalar(String),
-    Compound,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for ValueText<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{Error, MapAccess, SeqAccess, Visitor};
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = ValueText<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_borrowed_str<E: Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(ValueText::Str(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(ValueText::Str(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E: Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(ValueText::Str(Cow::Owned(v)))
-            }
-            fn visit_bool<E: Error>(self, v: bool) -> Result<Self::Value, E> {
-                Ok(ValueText::Scalar(v.to_string()))
-            }
-            fn visit_i64<E: Error>(self, v: i64) -> Result<Self::Value, E> {
-                Ok(ValueText::Scalar(v.to_string()))
-            }
-            fn visit_u64<E: Error>(self, v: u64) -> Result<Self::Value, E> {
-                Ok(ValueText::Scalar(v.to_string()))
-            }
-            fn visit_f64<E: Error>(self, v: f64) -> Result<Self::Value, E> {
-                Ok(ValueText::Scalar(v.to_string()))
-            }
-            fn visit_unit<E: Error>(self) -> Result<Self::Value, E> {
-                Ok(ValueText::Scalar("null".to_owned()))
-            }
-            fn visit_none<E: Error>(self) -> Result<Self::Value, E> {
-                Ok(ValueText::Scalar("null".to_owned()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(ValueText::Compound)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(ValueText::Compound)
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 

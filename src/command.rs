@@ -8,8 +8,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::flow::FlowTag;
-
 /// The id of a command the embedder sent (also its CDP id).
 ///
 /// ```
@@ -25,6 +23,27 @@ impl std::fmt::Display for CommandId {
     }
 }
 
+/// Which tab of the browser a command belongs to: its slot in the browser's tab table,
+/// never reused while the supervisor lives, so a late reply can never reach a newer tab.
+///
+/// ```
+/// // Internal; the public face of a tab is its `tab_id` (its CDP target id).
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub(crate) struct TabKey(pub u32);
+
+/// A flow's identity; replies to its commands carry it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct FlowId(pub u64);
+
+/// Which flow a command belongs to, and which of its steps: the `Purpose` of a flow's
+/// command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FlowTag {
+    pub flow: FlowId,
+    pub step: u16,
+}
+
 /// What a command's reply is for; decides who receives it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Purpose {
@@ -35,6 +54,9 @@ pub(crate) enum Purpose {
     DialogAnswer,
     /// A flow's command: the reply goes back to that flow, with the step it named.
     Flow(FlowTag),
+    /// The browser layer's own command (targets, tabs): the reply goes to the browser,
+    /// with the step it named.
+    Browser(u16),
     /// The supervisor's own command whose reply does not matter (a bridge request
     /// continued or refused, a given-up bridge dialog's dismissal).
     Quiet,
@@ -50,6 +72,8 @@ pub(crate) struct InFlight {
     pub purpose: Purpose,
     /// The dialog this command was last reported blocked by (see [rules](crate::manual::rules), commands blocked by a dialog), to report once.
     pub blocked_by: Option<String>,
+    /// The tab whose reply this is (`None`: the browser's own command).
+    pub tab: Option<TabKey>,
 }
 
 /// A deadline as a set key: totally ordered, so the earliest is the set's first.
@@ -198,6 +222,7 @@ mod tests {
             sent_at: 0.0,
             purpose: Purpose::Quiet,
             blocked_by: None,
+            tab: None,
         }
     }
 

@@ -3,7 +3,9 @@
 use std::time::Duration;
 
 use crate::dialog::DialogPolicy;
-use crate::limits::{DEFAULT_MAX_COMMANDS_IN_FLIGHT, DEFAULT_MAX_FRAMES, DEFAULT_MAX_SESSIONS};
+use crate::limits::{
+    DEFAULT_MAX_COMMANDS_IN_FLIGHT, DEFAULT_MAX_FRAMES, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_TABS,
+};
 
 /// How the supervisor behaves. `Config::default()` is the documented defaults.
 ///
@@ -33,7 +35,10 @@ pub struct Config {
     /// A page whose `Page.enable` gets no reply within this is reported `blocked`
     /// (a dialog left open by an earlier client wedges the tab; default 5 s).
     pub enable_timeout: Duration,
-    /// Frames tracked at most; beyond it the oldest-known frame other than the top is
+    /// Tabs supervised at most; a page attaching beyond it is resumed and detached at
+    /// once, untracked, with a warning (default 64).
+    pub max_tabs: usize,
+    /// Frames tracked at most (per tab); beyond it the oldest-known frame other than the top is
     /// dropped with its subtree (default 10 000).
     pub max_frames: usize,
     /// Sessions tracked at most; a child attaching beyond it is resumed and detached at
@@ -79,6 +84,7 @@ impl Default for Config {
             dialog_timeout: Duration::from_secs(300),
             setup_timeout: Duration::from_secs(10),
             enable_timeout: Duration::from_secs(5),
+            max_tabs: DEFAULT_MAX_TABS,
             max_frames: DEFAULT_MAX_FRAMES,
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_commands_in_flight: DEFAULT_MAX_COMMANDS_IN_FLIGHT,

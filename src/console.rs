@@ -1,12 +1,16 @@
 //! Console errors (see [rules](crate::manual::rules), the supervisor's state): the text of an uncaught exception or a `console.error` /
 //! `console.assert` call, bounded in length.
 
-use std::borrow::Cow;
-
-use crate::cdp::{ConsoleApiCalled, ExceptionDetails, RemoteObject, ValueText};
+use crate::cdp::{ConsoleApiCalled, ExceptionDetails};
+#[cfg(test)]
+use crate::remote_object::append_arg;
+#[cfg(test)]
+use crate::remote_object::RemoteObject;
+use crate::remote_object::{remote_object_text, truncate};
 use crate::snapshot::ConsoleLevel;
 
-pub use crate::limits::MAX_CONSOLE_TEXT;
+#[cfg(test)]
+use crate::limits::MAX_CONSOLE_TEXT;
 
 /// The level of a console call worth recording, or `None` for info, log, warnings, ...
 pub(crate) fn console_level(call: &ConsoleApiCalled<'_>) -> Option<ConsoleLevel> {
@@ -15,23 +19,6 @@ pub(crate) fn console_level(call: &ConsoleApiCalled<'_>) -> Option<ConsoleLevel>
         "assert" => Some(ConsoleLevel::Assert),
         _ => None,
     }
-}
-
-/// Whether console calls of this type are recorded (their arguments are worth reading).
-pub(crate) fn is_recorded_level(kind: &str) -> bool {
-    matches!(kind, "error" | "assert")
-}
-
-/// Appends one console argument the way DevTools prints it: strings verbatim, other
-/// values by their description; stops growing past the text bound.
-pub(crate) fn append_arg(text: &mut String, object: &RemoteObject<'_>) {
-    if text.len() > MAX_CONSOLE_TEXT {
-        return;
-    }
-    if !text.is_empty() {
-        text.push(' ');
-    }
-    text.push_str(&remote_object_text(object));
 }
 
 /// Joins console arguments (see [`append_arg`]).
@@ -59,35 +46,6 @@ pub(crate) fn exception_text(details: &ExceptionDetails<'_>) -> String {
         None => details.text.to_string(),
     };
     truncate(text)
-}
-
-fn remote_object_text<'a>(o: &'a RemoteObject<'_>) -> Cow<'a, str> {
-    if let (true, Some(ValueText::Str(v))) = (o.kind == "string", &o.value) {
-        return Cow::Borrowed(v.as_ref());
-    }
-    if let Some(d) = &o.description {
-        return Cow::Borrowed(d.as_ref());
-    }
-    if let Some(u) = &o.unserializable_value {
-        return Cow::Borrowed(u.as_ref());
-    }
-    match &o.value {
-        Some(ValueText::Str(v)) => Cow::Borrowed(v.as_ref()),
-        Some(ValueText::Scalar(v)) => Cow::Borrowed(v.as_str()),
-        Some(ValueText::Compound) | None => Cow::Borrowed(o.kind.as_ref()),
-    }
-}
-
-pub(crate) fn truncate(mut text: String) -> String {
-    if text.len() > MAX_CONSOLE_TEXT {
-        let mut cut = MAX_CONSOLE_TEXT;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-        text.push('…');
-    }
-    text
 }
 
 #[cfg(test)]

@@ -7,8 +7,6 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::DialogError;
-
 /// What happens when a dialog opens.
 ///
 /// ```
@@ -56,17 +54,6 @@ pub enum DialogAction {
     Accept,
     /// Cancel: `confirm` returns false, `prompt` null.
     Dismiss,
-}
-
-impl FromStr for DialogAction {
-    type Err = DialogError;
-    fn from_str(s: &str) -> Result<Self, DialogError> {
-        match s {
-            "accept" => Ok(DialogAction::Accept),
-            "dismiss" => Ok(DialogAction::Dismiss),
-            other => Err(DialogError::BadAction(other.to_owned())),
-        }
-    }
 }
 
 /// An answer to a dialog, for [`Supervisor::respond_dialog`](crate::Supervisor::respond_dialog).

@@ -14,6 +14,7 @@
 //! the world it writes to the [`Outbox`] (commands, diffs, answers' outcomes, warnings).
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::value::RawValue;
@@ -154,10 +155,11 @@ pub(crate) struct Dialogs {
     /// One per dialog-answer command in flight, so bounded as the commands are (each ends
     /// by its reply, its deadline, its session's end or a disconnect).
     answers: BTreeMap<u64, AnswerInFlight>,
-    last_number: u64,
     policy: DialogPolicy,
     dialog_timeout: Duration,
     answer_timeout: Duration,
+    /// The tab on every dialog it records; set by the browser when the tab gets its page.
+    pub tab_id: Option<Arc<str>>,
 }
 
 impl Dialogs {
@@ -166,10 +168,10 @@ impl Dialogs {
             pending: Vec::new(),
             recent: VecDeque::new(),
             answers: BTreeMap::new(),
-            last_number: 0,
             policy,
             dialog_timeout,
             answer_timeout,
+            tab_id: None,
         }
     }
 
@@ -190,10 +192,6 @@ impl Dialogs {
 
     pub fn pending(&self) -> impl Iterator<Item = &PendingDialog> + '_ {
         self.pending.iter().map(|d| &d.info)
-    }
-
-    pub fn recent(&self) -> impl Iterator<Item = &ClosedDialog> + '_ {
-        self.recent.iter()
     }
 
     pub fn pending_len(&self) -> usize {
@@ -438,8 +436,7 @@ impl Dialogs {
                 self.give_up(out, tab, oldest);
             }
         }
-        self.last_number += 1;
-        let id = DialogId(self.last_number);
+        let id = DialogId(out.next_dialog_number());
         let info = PendingDialog {
             id: id.to_string(),
             kind: new.kind,
@@ -448,6 +445,7 @@ impl Dialogs {
             opened_at: now,
             frame_id: new.frame_id,
             url: new.url,
+            tab_id: self.tab_id.clone(),
         };
         let watchdog_at = (self.policy == DialogPolicy::MustRespond)
             .then_some(now + self.dialog_timeout.as_secs_f64());
@@ -531,8 +529,10 @@ impl Dialogs {
             frame_id: d.info.frame_id,
             accepted,
             user_input,
+            tab_id: d.info.tab_id,
         };
         push_ring(&mut self.recent, record.clone(), MAX_RECENT_DIALOGS);
+        out.note_closed_dialog(&record);
         out.emit(Event::Diff(Diff::DialogClosed {
             dialog: record.clone(),
         }));

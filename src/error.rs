@@ -3,6 +3,7 @@
 use thiserror::Error;
 
 use crate::dialog::DialogAction;
+use std::str::FromStr;
 
 /// A message from the browser that the supervisor could not apply. The state is unchanged
 /// by the part that failed; nothing panics.
@@ -123,6 +124,18 @@ pub enum CommandError {
         /// The method.
         method: String,
     },
+    /// The tab's renderer crashed: it answers nothing until it is reloaded.
+    #[error("tab {tab_id} crashed (its renderer is gone) and answers nothing; call recover on it to reload it, or close it")]
+    Crashed {
+        /// The tab.
+        tab_id: String,
+    },
+    /// No tab has that id (it closed, or never was).
+    #[error("no tab {tab_id}: it closed or never was; list the tabs and pick one of theirs")]
+    NoSuchTab {
+        /// The id given.
+        tab_id: String,
+    },
 }
 
 /// Why a dialog could not be answered.
@@ -179,6 +192,12 @@ pub enum DialogError {
     /// No page session to answer on.
     #[error("no page is attached, so no dialog can be answered")]
     NotAttached,
+    /// No tab has that id.
+    #[error("no tab {tab_id}: it closed or never was; list the tabs and pick one of theirs")]
+    NoSuchTab {
+        /// The id given.
+        tab_id: String,
+    },
     /// The browser closed the dialog itself (its close contradicts the answer: `result`
     /// is not what the answer asked for) before the answer took effect. The dialog is no
     /// longer pending; nothing is left to do. See [`crate::manual::chromium_facts`]:
@@ -256,5 +275,18 @@ impl PartialEq<str> for SessionGoneReason {
 impl PartialEq<&str> for SessionGoneReason {
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
+    }
+}
+
+/// Parsed from the sidecar's and MCP's words; here, beside the error it returns, so
+/// that `dialog` needs nothing of `error`.
+impl FromStr for DialogAction {
+    type Err = DialogError;
+    fn from_str(s: &str) -> Result<Self, DialogError> {
+        match s {
+            "accept" => Ok(DialogAction::Accept),
+            "dismiss" => Ok(DialogAction::Dismiss),
+            other => Err(DialogError::BadAction(other.to_owned())),
+        }
     }
 }

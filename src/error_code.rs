@@ -6,7 +6,8 @@
 //! `cdp_error` (Chromium answered with an error), `session_gone`, `disconnected`,
 //! `no_such_frame`, `not_attached` (no page yet: wait for page.state "live"),
 //! `too_many_in_flight`, `no_dialog`, `answer_in_flight`, `wedged` (call recover),
-//! `closed_by_browser`, `malformed_input` (a browser message the core ignored). Other
+//! `closed_by_browser`, `malformed_input` (a browser message the core ignored),
+//! `crashed` (the tab's renderer crashed: recover it), `no_such_tab`. Other
 //! layers add their own: `exception`, `blocked`, `stale_ref`.
 
 use crate::error::{CommandError, DialogError, InputError};
@@ -30,6 +31,8 @@ impl CommandError {
             CommandError::NotAttached => "not_attached",
             CommandError::TooManyInFlight { .. } => "too_many_in_flight",
             CommandError::ParamsNotObject { .. } => "bad_request",
+            CommandError::Crashed { .. } => "crashed",
+            CommandError::NoSuchTab { .. } => "no_such_tab",
         }
     }
 }
@@ -53,6 +56,7 @@ impl DialogError {
             DialogError::Wedged { .. } => "wedged",
             DialogError::Command { error, .. } => error.code(),
             DialogError::NotAttached => "not_attached",
+            DialogError::NoSuchTab { .. } => "no_such_tab",
             DialogError::ClosedByBrowser { .. } => "closed_by_browser",
         }
     }

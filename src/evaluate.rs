@@ -298,6 +298,8 @@ impl From<AxError> for EvalError {
                 why,
             },
             AxError::NotAttached => EvalError::Command(CommandError::NotAttached),
+            AxError::Crashed { tab_id } => EvalError::Command(CommandError::Crashed { tab_id }),
+            AxError::NoSuchTab { tab_id } => EvalError::Command(CommandError::NoSuchTab { tab_id }),
             AxError::UnknownFrame { frame_id } => {
                 EvalError::Command(CommandError::UnknownFrame { frame_id })
             }

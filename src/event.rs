@@ -110,6 +110,14 @@ pub enum Warning {
         /// The target asked for, if any.
         wanted: Option<String>,
     },
+    /// A page attached beyond the tab bound: it was resumed and detached, untracked.
+    #[error("tab cap of {limit} reached: page {target_id} left unsupervised; close some tabs")]
+    TabCapReached {
+        /// The cap.
+        limit: usize,
+        /// The page's target id.
+        target_id: String,
+    },
     /// One of the supervisor's own commands failed (`session_id` `None`: the browser).
     #[error("{method} on session {} failed: {message}", .session_id.as_deref().unwrap_or("(browser)"))]
     SetupFailed {

@@ -84,12 +84,14 @@ mod lifecycle;
 pub mod limits;
 pub mod manual;
 mod outbox;
+mod remote_object;
 mod renderer;
 pub mod replay;
 pub mod session;
 pub mod snapshot;
 pub mod supervisor;
 mod tab;
+mod tab_supervisor;
 pub mod wire;
 
 pub use command::CommandId;
@@ -103,7 +105,7 @@ pub use limits::TableSizes;
 pub use limits::{MAX_CONSOLE_TEXT, MAX_PENDING_DIALOGS};
 pub use snapshot::{
     ClosedBy, ClosedDialog, ConsoleEntry, ConsoleLevel, Diff, FrameInfo, FrameTree, Mirror,
-    PageInfo, PageState, PendingDialog, Snapshot,
+    PageInfo, PageState, PendingDialog, Snapshot, TabInfo, TabState,
 };
 pub use supervisor::Supervisor;
 pub use wire::OutgoingCommand;

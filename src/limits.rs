@@ -10,6 +10,7 @@
 //! | console errors | [`MAX_CONSOLE_ERRORS`] (50) | the oldest is forgotten; each text cut at [`MAX_CONSOLE_TEXT`] (2 000) |
 //! | console lines of one action | [`MAX_ACT_CONSOLE_LINES`] (200) | later ones are counted in `console_dropped` |
 //! | pending dialogs | [`MAX_PENDING_DIALOGS`] (64) | the oldest is given up, recorded `remote` |
+//! | tabs | `max_tabs` ([`DEFAULT_MAX_TABS`], 64) | a page attaching beyond it is resumed and detached at once, untracked, with a warning |
 //! | frames | `max_frames` ([`DEFAULT_MAX_FRAMES`], 10 000) | the oldest-known frame other than the top goes, with its subtree |
 //! | sessions | `max_sessions` ([`DEFAULT_MAX_SESSIONS`], 10 000) | a new child is resumed and detached at once, untracked |
 //! | execution contexts | [`MAX_CONTEXTS_PER_SESSION`] (32) per session (and the latest default context of 32 frames) | the oldest is forgotten |
@@ -53,7 +54,10 @@ pub const MAX_LISTED_OOPIF_DEPTH: usize = 2;
 /// Default of [`Config::max_frames`](crate::Config::max_frames): beyond it the
 /// oldest-known frame other than the top is dropped with its subtree.
 pub const DEFAULT_MAX_FRAMES: usize = 10_000;
-/// Default of [`Config::max_sessions`](crate::Config::max_sessions): a child attaching
+/// Default of [`Config::max_tabs`](crate::Config::max_tabs): a page attaching beyond it
+/// is resumed and detached at once, untracked, with a warning.
+pub const DEFAULT_MAX_TABS: usize = 64;
+/// Default of [`Config::max_sessions`](crate::Config::max_sessions) (per tab): a child attaching
 /// beyond it is resumed and detached at once, untracked.
 pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
 /// Default of [`Config::max_commands_in_flight`](crate::Config::max_commands_in_flight):

@@ -10,9 +10,11 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 
-use crate::command::{blocked_by_dialogs, CommandId, CommandsInFlight, InFlight, Purpose};
+use crate::command::{blocked_by_dialogs, CommandId, CommandsInFlight, InFlight, Purpose, TabKey};
 use crate::error::CommandError;
 use crate::event::{Event, Warning};
+use crate::limits::MAX_RECENT_DIALOGS;
+use crate::snapshot::{push_ring, ClosedDialog};
 use crate::wire::OutgoingCommand;
 
 /// The clock, the commands in flight and the output queues.
@@ -21,6 +23,17 @@ pub(crate) struct Outbox {
     /// The latest time given; never goes back.
     now: f64,
     last_command_id: u64,
+    /// The last dialog number given (`d-N`): dialog ids are unique across tabs.
+    last_dialog_number: u64,
+    /// The tab the browser lent this outbox to for the current call: its commands are
+    /// stamped with it, so their replies go back to it (`None`: the browser itself).
+    acting_tab: Option<TabKey>,
+    /// Tabs whose commands a dialog of the acting tab also blocks (tabs that share its
+    /// renderer), set by the browser with the acting tab.
+    sharing_renderer: Vec<TabKey>,
+    /// The most recently closed dialogs of every tab, oldest first (a ring of
+    /// [`MAX_RECENT_DIALOGS`]): the snapshot's `recent_dialogs`.
+    pub recent_dialogs: VecDeque<ClosedDialog>,
     pub commands_in_flight: CommandsInFlight,
     pub transmits: VecDeque<OutgoingCommand>,
     pub events: VecDeque<Event>,
@@ -76,6 +89,7 @@ impl Outbox {
                 sent_at: self.now,
                 purpose,
                 blocked_by: None,
+                tab: self.acting_tab,
             },
         );
         self.transmits.push_back(cmd);
@@ -87,6 +101,24 @@ impl Outbox {
     pub fn reserve_id(&mut self) -> u64 {
         self.last_command_id += 1;
         self.last_command_id
+    }
+
+    /// The next dialog number, unique on the connection.
+    pub fn next_dialog_number(&mut self) -> u64 {
+        self.last_dialog_number += 1;
+        self.last_dialog_number
+    }
+
+    /// A dialog of some tab closed: into the browser-wide ring of recent dialogs.
+    pub fn note_closed_dialog(&mut self, record: &ClosedDialog) {
+        push_ring(&mut self.recent_dialogs, record.clone(), MAX_RECENT_DIALOGS);
+    }
+
+    /// Lends the outbox to `tab` (and its renderer's other tabs) for one call.
+    pub fn act_for(&mut self, tab: Option<TabKey>, sharing_renderer: &[TabKey]) {
+        self.acting_tab = tab;
+        self.sharing_renderer.clear();
+        self.sharing_renderer.extend_from_slice(sharing_renderer);
     }
 
     /// Queues an event for the embedder.
@@ -126,11 +158,15 @@ impl Outbox {
         }
     }
 
-    /// Reports every command in flight that `dialog_id` blocks.
+    /// Reports every command in flight that `dialog_id` blocks: those of the acting tab
+    /// and of the tabs sharing its renderer (a dialog stalls its whole renderer process).
     pub fn report_all_blocked(&mut self, dialog_id: &str) {
+        let acting = self.acting_tab;
+        let sharing = &self.sharing_renderer;
         let in_flight: Vec<u64> = self
             .commands_in_flight
             .iter()
+            .filter(|(_, c)| c.tab == acting || c.tab.is_some_and(|t| sharing.contains(&t)))
             .filter(|(_, c)| blocked_by_dialogs(&c.method, c.session_id.as_deref()))
             .map(|(id, _)| id)
             .collect();

@@ -91,6 +91,9 @@ pub struct PendingDialog {
     /// The URL of the document that raised it.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub url: String,
+    /// The tab it belongs to (its target id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<Arc<str>>,
 }
 
 /// Who closed a dialog (see [rules](crate::manual::rules), closing, and closed_by).
@@ -131,6 +134,9 @@ pub struct ClosedDialog {
     /// The text a prompt returned, when accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_input: Option<String>,
+    /// The tab it belonged to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<Arc<str>>,
 }
 
 /// What kind of console error an entry is.
@@ -232,15 +238,67 @@ pub struct Snapshot {
     /// The 50 most recent console errors, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub console_errors: Vec<ConsoleEntry>,
-    /// The supervised page; `null` before any tab is attached.
+    /// The current tab's page; `null` before any tab is attached.
     pub page: Option<PageInfo>,
+    /// Every tab of the browser, in the order they became known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tabs: Vec<TabInfo>,
+    /// The frame trees of the tabs other than the current one, by tab id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tab_frame_trees: BTreeMap<String, FrameTree>,
+}
+
+/// Where a tab stands (see [rules](crate::manual::rules), tabs).
+///
+/// ```
+/// use cdp_supervisor::snapshot::TabState;
+/// assert_eq!(serde_json::to_string(&TabState::Crashed)?, r#""crashed""#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TabState {
+    /// Its session is being set up, or it is reconnecting.
+    Attaching,
+    /// Supervised and answering.
+    Live,
+    /// Attached but not answering, or a dialog Chromium can no longer answer.
+    Blocked,
+    /// Its renderer crashed: `recover` reloads it.
+    Crashed,
+}
+
+/// One tab, as `tabs` lists it.
+///
+/// ```
+/// use cdp_supervisor::snapshot::{TabInfo, TabState};
+/// let t = TabInfo { tab_id: "T".into(), url: "about:blank".into(), title: String::new(),
+///     opener_tab_id: None, state: TabState::Live, current: true };
+/// assert_eq!(serde_json::to_string(&t)?,
+///     r#"{"tab_id":"T","url":"about:blank","title":"","opener_tab_id":null,"state":"live","current":true}"#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabInfo {
+    /// The tab's id: its CDP target id (also its top frame's id).
+    pub tab_id: String,
+    /// Its top frame's URL.
+    pub url: String,
+    /// Its document title, when known.
+    pub title: String,
+    /// The tab that opened it (a popup, a `target=_blank` link), if any.
+    pub opener_tab_id: Option<String>,
+    /// See [`TabState`].
+    pub state: TabState,
+    /// Whether calls without a `tab_id` go to it.
+    pub current: bool,
 }
 
 /// One change to the state (see [rules](crate::manual::rules), the snapshot). Serialized with an `op` tag.
 ///
 /// ```
 /// use cdp_supervisor::Diff;
-/// let d = Diff::FrameRemoved { frame_id: "F".into() };
+/// let d = Diff::FrameRemoved { tab_id: None, frame_id: "F".into() };
 /// assert_eq!(serde_json::to_string(&d)?, r#"{"op":"frame_removed","frame_id":"F"}"#);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
@@ -260,29 +318,64 @@ pub enum Diff {
     },
     /// A frame became known.
     FrameAdded {
+        /// The tab it belongs to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tab_id: Option<Arc<str>>,
         /// The frame.
         frame: FrameInfo,
     },
     /// A known frame changed (URL, origin, name, OOPIF status, session, parent).
     FrameUpdated {
+        /// The tab it belongs to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tab_id: Option<Arc<str>>,
         /// The frame as it is now.
         frame: FrameInfo,
     },
     /// A frame is gone.
     FrameRemoved {
+        /// The tab it belonged to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tab_id: Option<Arc<str>>,
         /// Its id.
         frame_id: String,
     },
     /// A console error arrived.
     ConsoleError {
+        /// The tab it came from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tab_id: Option<Arc<str>>,
         /// The entry, shared with the supervisor's ring of recent errors (a busy page
         /// logs thousands; one copy of each is enough).
         entry: Arc<ConsoleEntry>,
     },
-    /// The page entry changed.
+    /// A tab's page entry changed (`page` in the snapshot when it is the current tab).
     Page {
+        /// The tab it belongs to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tab_id: Option<Arc<str>>,
         /// The page as it is now.
         page: Option<PageInfo>,
+    },
+    /// A tab became known (a popup, a new tab, a page that was open at attach).
+    TabOpened {
+        /// The tab.
+        tab: TabInfo,
+    },
+    /// A tab's URL, title, state or opener changed.
+    TabUpdated {
+        /// The tab as it is now.
+        tab: TabInfo,
+    },
+    /// A tab is gone (closed, or its target detached), with its frames and dialogs.
+    TabClosed {
+        /// Its id.
+        tab_id: String,
+    },
+    /// Calls without a `tab_id` now go to this tab (`null`: none is left).
+    CurrentTab {
+        /// The current tab.
+        tab_id: Option<String>,
     },
 }
 
@@ -357,23 +450,46 @@ pub fn build_frame_tree<'a>(
 
 /// Folds diffs into a snapshot, as an embedder of the supervisor would.
 ///
+/// Diffs without a `tab_id` (a one-tab embedder's, or a recording made before tabs)
+/// belong to the current tab.
+///
 /// ```
 /// use cdp_supervisor::{Diff, Mirror};
 /// let mut m = Mirror::default();
-/// m.apply(&Diff::FrameRemoved { frame_id: "nope".into() }); // unknown: ignored
+/// m.apply(&Diff::FrameRemoved { tab_id: None, frame_id: "nope".into() }); // unknown: ignored
 /// assert_eq!(m.snapshot().frame_tree.children.len(), 0);
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Mirror {
-    frames: BTreeMap<String, (u64, FrameInfo)>,
+    /// Per tab id (`""`: diffs that named no tab).
+    tabs: BTreeMap<String, MirrorTab>,
+    /// Tab ids in the order they opened.
+    tab_order: Vec<String>,
+    current: Option<String>,
     next_seq: u64,
     pending: Vec<PendingDialog>,
     recent: VecDeque<ClosedDialog>,
+}
+
+/// What the mirror knows of one tab.
+#[derive(Debug, Clone, Default)]
+struct MirrorTab {
+    info: Option<TabInfo>,
+    frames: BTreeMap<String, (u64, FrameInfo)>,
     console: VecDeque<Arc<ConsoleEntry>>,
     page: Option<PageInfo>,
 }
 
 impl Mirror {
+    /// The tab a diff names, or the current one.
+    fn tab(&mut self, tab_id: &Option<Arc<str>>) -> &mut MirrorTab {
+        let key = match tab_id {
+            Some(t) => t.to_string(),
+            None => self.current.clone().unwrap_or_default(),
+        };
+        self.tabs.entry(key).or_default()
+    }
+
     /// Applies one diff.
     pub fn apply(&mut self, diff: &Diff) {
         match diff {
@@ -382,44 +498,85 @@ impl Mirror {
                 self.pending.retain(|d| d.id != dialog.id);
                 push_ring(&mut self.recent, dialog.clone(), MAX_RECENT_DIALOGS);
             }
-            Diff::FrameAdded { frame } => {
+            Diff::FrameAdded { tab_id, frame } => {
                 let seq = self.next_seq;
                 self.next_seq += 1;
-                self.frames
+                self.tab(tab_id)
+                    .frames
                     .insert(frame.frame_id.clone(), (seq, frame.clone()));
             }
-            Diff::FrameUpdated { frame } => {
-                if let Some(entry) = self.frames.get_mut(&frame.frame_id) {
+            Diff::FrameUpdated { tab_id, frame } => {
+                if let Some(entry) = self.tab(tab_id).frames.get_mut(&frame.frame_id) {
                     entry.1 = frame.clone();
                 }
             }
-            Diff::FrameRemoved { frame_id } => {
-                self.frames.remove(frame_id);
+            Diff::FrameRemoved { tab_id, frame_id } => {
+                self.tab(tab_id).frames.remove(frame_id);
             }
-            Diff::ConsoleError { entry } => {
-                push_ring(&mut self.console, entry.clone(), MAX_CONSOLE_ERRORS)
+            Diff::ConsoleError { tab_id, entry } => push_ring(
+                &mut self.tab(tab_id).console,
+                entry.clone(),
+                MAX_CONSOLE_ERRORS,
+            ),
+            Diff::Page { tab_id, page } => self.tab(tab_id).page = page.clone(),
+            Diff::TabOpened { tab } | Diff::TabUpdated { tab } => {
+                if !self.tab_order.contains(&tab.tab_id) {
+                    self.tab_order.push(tab.tab_id.clone());
+                }
+                let mut info = tab.clone();
+                info.current = self.current.as_deref() == Some(tab.tab_id.as_str());
+                self.tabs.entry(tab.tab_id.clone()).or_default().info = Some(info);
             }
-            Diff::Page { page } => self.page = page.clone(),
+            Diff::TabClosed { tab_id } => {
+                self.tab_order.retain(|t| t != tab_id);
+                self.tabs.remove(tab_id);
+                if self.current.as_deref() == Some(tab_id.as_str()) {
+                    self.current = None;
+                }
+            }
+            Diff::CurrentTab { tab_id } => {
+                self.current = tab_id.clone();
+                for (id, t) in self.tabs.iter_mut() {
+                    if let Some(info) = &mut t.info {
+                        info.current = Some(id) == tab_id.as_ref();
+                    }
+                }
+            }
         }
     }
 
     /// The snapshot the folded diffs describe.
     pub fn snapshot(&self) -> Snapshot {
-        let mut ordered: Vec<&(u64, FrameInfo)> = self.frames.values().collect();
-        ordered.sort_by_key(|(seq, _)| *seq);
+        let current_key = self.current.clone().unwrap_or_default();
+        let tree = |t: &MirrorTab| {
+            let mut ordered: Vec<&(u64, FrameInfo)> = t.frames.values().collect();
+            ordered.sort_by_key(|(seq, _)| *seq);
+            build_frame_tree(
+                t.page.as_ref().map(|p| p.target_id.as_str()),
+                ordered.into_iter().map(|(_, f)| f),
+            )
+        };
+        let current = self.tabs.get(&current_key);
+        let tab_frame_trees = self
+            .tab_order
+            .iter()
+            .filter(|id| **id != current_key)
+            .filter_map(|id| Some((id.clone(), tree(self.tabs.get(id)?))))
+            .collect();
         Snapshot {
             pending_dialogs: self.pending.clone(),
             recent_dialogs: self.recent.iter().cloned().collect(),
-            frame_tree: build_frame_tree(
-                self.page.as_ref().map(|p| p.target_id.as_str()),
-                ordered.into_iter().map(|(_, f)| f),
-            ),
-            console_errors: self
-                .console
+            frame_tree: current.map(tree).unwrap_or_default(),
+            console_errors: current
+                .map(|t| t.console.iter().map(|e| ConsoleEntry::clone(e)).collect())
+                .unwrap_or_default(),
+            page: current.and_then(|t| t.page.clone()),
+            tabs: self
+                .tab_order
                 .iter()
-                .map(|e| ConsoleEntry::clone(e))
+                .filter_map(|id| self.tabs.get(id)?.info.clone())
                 .collect(),
-            page: self.page.clone(),
+            tab_frame_trees,
         }
     }
 }

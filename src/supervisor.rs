@@ -1,44 +1,51 @@
-//! The [`Supervisor`]: the one owner of state, and a dispatcher. Driven by `handle_*`,
-//! drained by `poll_*`.
+//! The [`Supervisor`]: the browser layer. It owns what is browser-wide (the connection's
+//! clock, command ids and commands in flight, the targets, which tab is current, the
+//! routing of a message to its tab) and nothing of a tab's rules: each tab is a
+//! [`TabSupervisor`](crate::tab_supervisor), a complete machine of its own. Driven by
+//! `handle_*`, drained by `poll_*`.
 //!
-//! Follow a message: [`Supervisor::handle_message`] parses the [`Envelope`]; a reply goes
-//! to `on_reply` (matched by id alone) and from there to its owner by `Purpose`: the
-//! embedder, the `Dialogs` component, or a flow; an event goes to `on_event`, which hands
-//! it to the component whose rule it is (`Tab` for targets, frames and the console,
-//! `Dialogs` for dialogs and the bridge, `lifecycle.rs` for targets and frames coming and
-//! going), then offers it to the flows. Every component writes to the one `Outbox`.
-//! Removals cascade through one worklist (`cascade.rs`). The agent calls (evaluate, act,
-//! accessibility snapshot, fresh ref) check and start their flow in `flow/begin.rs`.
+//! Follow a message: [`Supervisor::handle_message`] parses the [`Envelope`]. A reply is
+//! matched by its id alone (the command in flight names its tab) and handed to that tab,
+//! or to the browser's own steps (targets, tabs). An event with a `sessionId` goes to the
+//! tab that owns the session (a `detachedFromTarget` to the tab that owns the session it
+//! names); a browser-level event (a page attached by the browser's auto-attach, a target
+//! changed or destroyed) is the browser's: a new tab, a tab's URL or title, a tab gone.
 
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
 use serde_json::value::RawValue;
 
+use crate::act::{ActError, ActOptions, Action};
 use crate::ax::{AxError, AxOptions, ResolvedRef};
-use crate::bridge;
-use crate::cascade::{Cascade, Removal};
 use crate::cdp::{self, CdpEvent};
-use crate::command::{CommandId, Purpose};
+use crate::command::{CommandId, InFlight, Purpose, TabKey};
 use crate::config::Config;
 use crate::dialog::{Answer, DialogAction, DialogPolicy};
-use crate::dialogs::Dialogs;
 use crate::error::{CommandError, DialogError, InputError};
 use crate::evaluate::{EvalError, Evaluation};
 use crate::event::{Event, Output, Warning};
-use crate::flow::attach::{AttachFlow, ATTACH};
-use crate::flow::ax_snapshot;
-use crate::flow::{AnyFlow, FlowStatus, Flows};
 use crate::outbox::Outbox;
-use crate::snapshot::{build_frame_tree, Snapshot};
-use crate::tab::{PagePhase, Tab};
-use crate::wire::{classify_parse_error, to_raw, CdpError, Envelope, OutgoingCommand};
+use crate::snapshot::{Diff, FrameTree, PendingDialog, Snapshot, TabInfo};
+use crate::tab_supervisor::{TabEnv, TabSupervisor};
+use crate::wire::{classify_parse_error, parse, to_raw, CdpError, Envelope, OutgoingCommand};
 
 #[doc(hidden)]
 pub use crate::limits::TableSizes;
 pub use crate::limits::DEFAULT_MAX_COMMANDS_IN_FLIGHT;
-pub(crate) use crate::wire::parse;
 
-/// The sans-IO supervisor of one Chromium tab. See the crate docs for the run loop.
+/// What each of the browser's own commands is for.
+mod step {
+    pub const GET_TARGETS: u16 = 0;
+    pub const AUTO_ATTACH: u16 = 1;
+    pub const DISCOVER: u16 = 2;
+    /// Resuming or detaching a target that is not a tab.
+    pub const LET_GO: u16 = 3;
+    pub const TARGET_INFO: u16 = 4;
+}
+
+/// The sans-IO supervisor of a Chromium browser and every tab in it. See the crate docs
+/// for the run loop. Calls that name no tab go to the current tab.
 ///
 /// ```
 /// use cdp_supervisor::{Config, Output, Supervisor};
@@ -49,64 +56,138 @@ pub(crate) use crate::wire::parse;
 /// ```
 #[derive(Debug)]
 pub struct Supervisor {
-    config: Config,
-    /// The clock, command ids, commands in flight and output queues.
+    /// The configuration, and what every tab derives from it.
+    env: TabEnv,
+    /// The connection: the clock, command ids, commands in flight and output queues.
     out: Outbox,
-    /// The page, sessions, frames and console.
-    tab: Tab,
-    /// Every dialog rule.
-    dialogs: Dialogs,
-    /// Multi-step jobs; the attach flow runs for the supervisor's life.
-    flows: Flows,
-    /// The bridge script, built once from the token (`None` without the bridge).
-    bridge_script: Option<String>,
+    /// Every tab, by key; keys grow, so this is the order tabs became known.
+    tabs: BTreeMap<TabKey, TabSupervisor>,
+    last_key: u32,
+    /// Tab id (target id) → tab.
+    by_target: HashMap<String, TabKey>,
+    /// Session → tab, a cache checked against the tab on every use (so a stale entry
+    /// costs a lookup, never a misroute) and rebuilt when it grows past the sessions.
+    session_owner: HashMap<String, TabKey>,
+    /// The tab that gets calls naming no tab.
+    current: Option<TabKey>,
+    /// The tab id the last `current_tab` diff named.
+    current_emitted: Option<String>,
+    /// Tabs in the order they were last current (most recent last), for when the current
+    /// one closes; bounded by the tabs.
+    recently_current: Vec<TabKey>,
+    /// A tab the embedder opened: it becomes current once it attaches.
+    select_on_attach: Option<String>,
+    /// Each running action's tab and the tabs opened since it began, for its answer.
+    acts_running: BTreeMap<u64, (TabKey, Vec<String>)>,
+    /// Each tab's own next deadline (flows, watchdogs), indexed by time.
+    tab_deadlines: TabDeadlines,
+    /// Pages left unsupervised over the tab bound, warned about once (bounded: cleared
+    /// when a tab closes).
+    over_bound: BTreeSet<String>,
     /// A planned stop's grace deadline, once `begin_stop` was called.
     stop_deadline: Option<f64>,
-    /// `config.enable_timeout` in seconds, converted once: the page entry is checked
-    /// after every input, and the conversion is a division.
-    enable_timeout_s: f64,
+}
+
+/// Each tab's next deadline, with the earliest found without a walk over every tab.
+#[derive(Debug, Default)]
+struct TabDeadlines {
+    by_tab: HashMap<TabKey, f64>,
+    by_time: BTreeSet<(u64, TabKey)>,
+}
+
+impl TabDeadlines {
+    /// A deadline as a sortable key: the bits of a non-negative finite float order as
+    /// the float does (negative and NaN deadlines are never stored).
+    fn key(d: f64) -> u64 {
+        d.max(0.0).to_bits()
+    }
+
+    fn set(&mut self, tab: TabKey, deadline: Option<f64>) {
+        if let Some(old) = self.by_tab.remove(&tab) {
+            self.by_time.remove(&(Self::key(old), tab));
+        }
+        if let Some(d) = deadline.filter(|d| d.is_finite()) {
+            self.by_tab.insert(tab, d);
+            self.by_time.insert((Self::key(d), tab));
+        }
+    }
+
+    fn next(&self) -> Option<f64> {
+        let (_, tab) = self.by_time.first()?;
+        self.by_tab.get(tab).copied()
+    }
+
+    fn due(&self, now: f64) -> Vec<TabKey> {
+        self.by_tab
+            .iter()
+            .filter(|(_, d)| **d <= now)
+            .map(|(t, _)| *t)
+            .collect()
+    }
 }
 
 impl Supervisor {
     /// A supervisor with nothing attached. Call [`Supervisor::handle_connected`] once the
     /// WebSocket to the browser is open.
     pub fn new(config: Config) -> Self {
-        let mut flows = Flows::default();
-        flows.start(ATTACH, AnyFlow::Attach(AttachFlow::default()));
         Supervisor {
+            env: TabEnv::new(config),
             out: Outbox::default(),
-            tab: Tab::default(),
-            dialogs: Dialogs::new(config.policy, config.dialog_timeout, config.setup_timeout),
-            flows,
-            bridge_script: config.bridge.as_ref().map(|b| bridge::script(&b.token)),
+            tabs: BTreeMap::new(),
+            last_key: 0,
+            by_target: HashMap::new(),
+            session_owner: HashMap::new(),
+            current: None,
+            current_emitted: None,
+            recently_current: Vec::new(),
+            select_on_attach: None,
+            acts_running: BTreeMap::new(),
+            tab_deadlines: TabDeadlines::default(),
+            over_bound: BTreeSet::new(),
             stop_deadline: None,
-            enable_timeout_s: config.enable_timeout.as_secs_f64(),
-            config,
         }
     }
 
     // ---- input -----------------------------------------------------------------------
 
-    /// The WebSocket to the browser endpoint is open: list targets and attach.
+    /// The WebSocket to the browser endpoint is open: list targets, attach the current
+    /// tab (the one we had, else the configured one, else the first page), then let the
+    /// browser attach every other page, and every page opened later, paused.
     pub fn handle_connected(&mut self, now: f64) {
         self.out.advance(now);
-        self.cascade().with_attach(|flow, ctx| flow.start(ctx));
-        self.update_page();
+        self.out.act_for(None, &[]);
+        let t = self.env.config.setup_timeout;
+        self.out.send(
+            None,
+            "Target.getTargets",
+            None,
+            Purpose::Browser(step::GET_TARGETS),
+            t,
+        );
     }
 
     /// The WebSocket closed: every command in flight fails, pending dialogs close
-    /// `remote`, sessions and frames are cleared. The page is remembered so that the next
-    /// [`Supervisor::handle_connected`] re-attaches the same tab.
+    /// `remote`, sessions and frames are cleared, and every tab but the current one is
+    /// forgotten (the browser's auto-attach gives them back). The current tab is
+    /// remembered, so that the next [`Supervisor::handle_connected`] re-attaches it.
     pub fn handle_disconnected(&mut self, now: f64) {
         self.out.advance(now);
         for (id, cmd) in self.out.commands_in_flight.take_all() {
-            let method = cmd.method.clone();
-            self.cascade()
-                .fail_command(id, cmd, CommandError::Disconnected { method });
+            let error = CommandError::Disconnected {
+                method: cmd.method.clone(),
+            };
+            self.fail_command(id, cmd, error);
         }
-        self.cascade().clear_tab();
-        self.tab.set_phase(PagePhase::Detached);
-        self.update_page();
+        let keys: Vec<TabKey> = self.tabs.keys().copied().collect();
+        for key in keys {
+            if Some(key) == self.current {
+                self.with_tab(key, |tab, out, env| tab.on_disconnected(out, env));
+            } else {
+                self.remove_tab(key);
+            }
+        }
+        self.session_owner.clear();
+        self.after_input();
     }
 
     /// One WebSocket text frame from the browser.
@@ -120,35 +201,24 @@ impl Supervisor {
             .read(text)
             .map_err(|e| classify_parse_error(text, e))?;
         let result = self.handle_envelope(&mut envelope);
-        self.update_page();
+        self.after_input();
         result
     }
 
-    /// Fires what is due at `now`: command deadlines, the flows' deadlines (the page's
-    /// `Page.enable` bound) and dialog watchdogs. Spurious calls do nothing.
+    /// Fires what is due at `now`: command deadlines, the tabs' flows and dialog
+    /// watchdogs. Spurious calls do nothing.
     pub fn handle_timeout(&mut self, now: f64) {
         self.out.advance(now);
         let now = self.out.now();
         for (id, cmd) in self.out.commands_in_flight.take_expired(now) {
             let method = cmd.method.clone();
             let after_s = now - cmd.sent_at;
-            self.cascade()
-                .fail_command(id, cmd, CommandError::Timeout { method, after_s });
+            self.fail_command(id, cmd, CommandError::Timeout { method, after_s });
         }
-        for id in self.flows.ids() {
-            if self
-                .flows
-                .get_mut(id)
-                .and_then(|f| f.deadline())
-                .is_some_and(|d| d <= now)
-            {
-                self.cascade()
-                    .with_flow(id, |flow, ctx| flow.on_timeout(ctx, now));
-            }
+        for key in self.tab_deadlines.due(now) {
+            self.with_tab(key, |tab, out, env| tab.handle_timeout(out, env, now));
         }
-        self.dialogs
-            .fire_watchdogs(&mut self.out, self.tab.view(), now);
-        self.update_page();
+        self.after_input();
     }
 
     /// The entry point shared by [`Supervisor::handle_message`] and trace replay (which
@@ -179,7 +249,7 @@ impl Supervisor {
     ) -> Result<(), InputError> {
         self.out.advance(now);
         let result = self.handle_envelope(env);
-        self.update_page();
+        self.after_input();
         result
     }
 
@@ -197,14 +267,14 @@ impl Supervisor {
 
     /// When [`Supervisor::handle_timeout`] must be called next, if anything is pending.
     pub fn poll_timeout(&self) -> Option<f64> {
-        // Asked after every input: a plain fold, in this order, of what is pending.
         let min = |a: Option<f64>, b: Option<f64>| match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let commands = self.out.commands_in_flight.next_deadline();
-        let next = min(commands, self.flows.next_deadline());
-        let next = min(next, self.dialogs.next_watchdog());
+        let next = min(
+            self.out.commands_in_flight.next_deadline(),
+            self.tab_deadlines.next(),
+        );
         // A stop's grace deadline, until it has passed (then the stop is ready).
         min(next, self.stop_deadline.filter(|d| *d > self.out.now()))
     }
@@ -220,11 +290,126 @@ impl Supervisor {
         Output::Timeout(self.poll_timeout())
     }
 
+    // ---- tabs ------------------------------------------------------------------------
+
+    /// Every tab, in the order they became known (see [`crate::manual::rules`], tabs).
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// assert!(Supervisor::new(Config::default()).tabs().is_empty());
+    /// ```
+    pub fn tabs(&self) -> Vec<TabInfo> {
+        self.tabs
+            .values()
+            .map(|t| t.info(&self.env, Some(t.key) == self.current))
+            .collect()
+    }
+
+    /// The current tab's id: calls that name no tab go there.
+    pub fn current_tab(&self) -> Option<&str> {
+        self.current
+            .and_then(|k| self.tabs.get(&k))
+            .map(|t| &*t.tab_id)
+    }
+
+    /// Opens a new tab at `url` (`Target.createTarget`); it is supervised like any other
+    /// and becomes current once it attaches. The outcome (`{"targetId": ...}`, the new
+    /// tab's id) arrives as [`Event::CommandFinished`].
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// assert!(sup.new_tab(0.0, "about:blank").is_ok()); // sent; answered later
+    /// ```
+    pub fn new_tab(&mut self, now: f64, url: &str) -> Result<CommandId, CommandError> {
+        self.out.advance(now);
+        self.check_command_bound()?;
+        self.out.act_for(None, &[]);
+        let params = to_raw(&cdp::CreateTargetParams { url });
+        let t = self.env.config.setup_timeout;
+        let id = self.out.send(
+            None,
+            "Target.createTarget",
+            params.as_deref(),
+            Purpose::User,
+            t,
+        );
+        Ok(CommandId(id))
+    }
+
+    /// Makes `tab_id` the current tab and brings it to the front.
+    ///
+    /// ```
+    /// use cdp_supervisor::{CommandError, Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// assert!(matches!(sup.select_tab(0.0, "T"), Err(CommandError::NoSuchTab { .. })));
+    /// ```
+    pub fn select_tab(&mut self, now: f64, tab_id: &str) -> Result<(), CommandError> {
+        self.out.advance(now);
+        let key = self.key_of(Some(tab_id))?;
+        self.make_current(key);
+        if let Some(session) = self.tabs.get(&key).and_then(|t| t.page_session_id()) {
+            let session = session.to_owned();
+            self.out.act_for(Some(key), &[]);
+            let t = self.env.config.setup_timeout;
+            self.out
+                .send(Some(&session), "Page.bringToFront", None, Purpose::Quiet, t);
+        }
+        self.after_input();
+        Ok(())
+    }
+
+    /// Closes a tab. Without `force`, `Page.close` on its session, which runs its
+    /// `beforeunload` handler under the dialog policy (the page may stay: the dialog is
+    /// pending like any other); with `force`, `Target.closeTarget`. The outcome arrives as
+    /// [`Event::CommandFinished`]; the tab leaves `tabs` when Chromium says it is gone.
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// assert_eq!(sup.close_tab(0.0, Some("T"), false).unwrap_err().code(), "no_such_tab");
+    /// ```
+    pub fn close_tab(
+        &mut self,
+        now: f64,
+        tab_id: Option<&str>,
+        force: bool,
+    ) -> Result<CommandId, CommandError> {
+        self.out.advance(now);
+        self.check_command_bound()?;
+        let key = self.key_of(tab_id)?;
+        let Some(tab) = self.tabs.get(&key) else {
+            return Err(CommandError::NotAttached);
+        };
+        let target = tab.tab_id.to_string();
+        let session = tab.page_session_id().map(str::to_owned);
+        let t = self.env.config.setup_timeout;
+        let id = match session {
+            Some(session) if !force && tab.check_not_crashed().is_ok() => {
+                self.out.act_for(Some(key), &[]);
+                self.out
+                    .send(Some(&session), "Page.close", None, Purpose::User, t)
+            }
+            _ => {
+                self.out.act_for(None, &[]);
+                let params = to_raw(&cdp::TargetIdParams { target_id: &target });
+                self.out.send(
+                    None,
+                    "Target.closeTarget",
+                    params.as_deref(),
+                    Purpose::User,
+                    t,
+                )
+            }
+        };
+        Ok(CommandId(id))
+    }
+
     // ---- the embedder's calls --------------------------------------------------------
 
-    /// Sends `method` into the session that owns `frame_id`; `None` means the top frame
-    /// (see [`crate::manual::rules`], routing). Its outcome arrives as exactly one
-    /// [`Event::CommandFinished`], within `timeout` at the latest.
+    /// Sends `method` into the session that owns `frame_id` in the current tab; `None`
+    /// means the top frame (see [`crate::manual::rules`], routing). Its outcome arrives as
+    /// exactly one [`Event::CommandFinished`], within `timeout` at the latest.
     ///
     /// ```
     /// use cdp_supervisor::{Config, Supervisor, CommandError};
@@ -241,6 +426,27 @@ impl Supervisor {
         params: Option<&RawValue>,
         timeout: Duration,
     ) -> Result<CommandId, CommandError> {
+        self.command_in(now, None, frame_id, method, params, timeout)
+    }
+
+    /// [`Supervisor::command`] in tab `tab_id` (`None`: the current tab).
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// use std::time::Duration;
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let err = sup.command_in(0.0, Some("T"), None, "Runtime.evaluate", None, Duration::from_secs(1));
+    /// assert_eq!(err.unwrap_err().code(), "no_such_tab");
+    /// ```
+    pub fn command_in(
+        &mut self,
+        now: f64,
+        tab_id: Option<&str>,
+        frame_id: Option<&str>,
+        method: &str,
+        params: Option<&RawValue>,
+        timeout: Duration,
+    ) -> Result<CommandId, CommandError> {
         self.out.advance(now);
         if let Some(p) = params {
             if !p.get().trim_start().starts_with('{') {
@@ -249,24 +455,26 @@ impl Supervisor {
                 });
             }
         }
-        let session = self.tab.route_command(frame_id, method)?;
-        let limit = self.config.max_commands_in_flight;
-        if self.out.commands_in_flight.embedder_count() >= limit {
-            return Err(CommandError::TooManyInFlight { limit });
-        }
+        let key = self.key_of(tab_id)?;
+        self.check_command_bound()?;
+        // A dialog of a tab sharing this tab's renderer blocks it too (fact 25b).
+        let shared_dialog = self.shared_renderer_dialog(key);
         let id = self
-            .out
-            .send(Some(&session), method, params, Purpose::User, timeout);
-        if let Some(dialog) = self.dialogs.newest_pending() {
-            self.out.report_blocked(id, dialog);
+            .with_tab(key, |tab, out, _| {
+                tab.command(out, frame_id, method, params, timeout)
+            })
+            .unwrap_or(Err(CommandError::NotAttached))?;
+        if let Some(dialog) = shared_dialog {
+            self.out.report_blocked(id.0, &dialog);
         }
-        Ok(CommandId(id))
+        Ok(id)
     }
 
-    /// Evaluates a script, or a function on an element, in any frame under one budget (see
-    /// [`crate::evaluate`] and [`crate::manual::rules`], evaluate). Its outcome arrives as
-    /// exactly one [`Event::Evaluated`] within the budget; what cannot start (no such
-    /// frame, a stale ref, a dialog already in the way, ...) is refused at once.
+    /// Evaluates a script, or a function on an element, in any frame of the current tab
+    /// under one budget (see [`crate::evaluate`] and [`crate::manual::rules`], evaluate).
+    /// Its outcome arrives as exactly one [`Event::Evaluated`] within the budget; what
+    /// cannot start (no such frame, a stale ref, a dialog already in the way, a crashed
+    /// tab, ...) is refused at once.
     ///
     /// ```
     /// use cdp_supervisor::{Config, Evaluation, Supervisor};
@@ -275,35 +483,65 @@ impl Supervisor {
     /// assert_eq!(err.code(), "not_attached");
     /// ```
     pub fn evaluate(&mut self, now: f64, request: &Evaluation) -> Result<CommandId, EvalError> {
-        self.out.advance(now);
-        self.cascade().begin_evaluate(request)
+        self.evaluate_in(now, None, request)
     }
 
-    /// Releases a blocked page: `Page.navigate` to its current URL on the page session
-    /// (see [`crate::manual::rules`], connection loss and recovery). The outcome arrives
-    /// as [`Event::CommandFinished`].
-    pub fn recover(&mut self, now: f64) -> Result<CommandId, CommandError> {
+    /// [`Supervisor::evaluate`] in tab `tab_id` (`None`: the current tab).
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Evaluation, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let err = sup.evaluate_in(0.0, Some("T"), &Evaluation::new("1")).unwrap_err();
+    /// assert_eq!(err.code(), "no_such_tab");
+    /// ```
+    pub fn evaluate_in(
+        &mut self,
+        now: f64,
+        tab_id: Option<&str>,
+        request: &Evaluation,
+    ) -> Result<CommandId, EvalError> {
         self.out.advance(now);
-        let (session, url) = self.tab.recovery_target()?;
-        // A page blocked in a bridge dialog cannot navigate until it is answered.
-        if let Some(top) = self.tab.page_target().map(str::to_owned) {
-            self.cascade().give_up_bridge_dialogs_in_subtree(&top);
+        let key = self.key_of(tab_id)?;
+        if let Some(dialog) = self.shared_renderer_pending(key) {
+            return Err(EvalError::Blocked {
+                dialog: Box::new(dialog),
+            });
         }
-        let params = to_raw(&cdp::NavigateParams { url: &url });
-        let timeout = self.config.setup_timeout;
-        let id = self.out.send(
-            Some(&session),
-            "Page.navigate",
-            params.as_deref(),
-            Purpose::User,
-            timeout,
-        );
-        Ok(CommandId(id))
+        self.with_tab(key, |tab, out, env| tab.evaluate(out, env, request))
+            .unwrap_or(Err(EvalError::Command(CommandError::NotAttached)))
     }
 
-    /// Answers a dialog: `dialog_id` or, without it, the single pending one. Accepting a
-    /// prompt without text returns its default text. The outcome arrives as one
-    /// [`Event::DialogAnswered`].
+    /// Releases a blocked or crashed current tab: a crashed one is reloaded, a blocked one
+    /// navigated to its current URL on the page session (see [`crate::manual::rules`],
+    /// connection loss and recovery). The outcome arrives as [`Event::CommandFinished`].
+    pub fn recover(&mut self, now: f64) -> Result<CommandId, CommandError> {
+        self.recover_in(now, None)
+    }
+
+    /// [`Supervisor::recover`] of tab `tab_id` (`None`: the current tab).
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// assert_eq!(sup.recover_in(0.0, None).unwrap_err().code(), "not_attached");
+    /// ```
+    pub fn recover_in(
+        &mut self,
+        now: f64,
+        tab_id: Option<&str>,
+    ) -> Result<CommandId, CommandError> {
+        self.out.advance(now);
+        let key = self.key_of(tab_id)?;
+        let id = self
+            .with_tab(key, |tab, out, env| tab.recover(out, env))
+            .unwrap_or(Err(CommandError::NotAttached));
+        self.after_input();
+        id
+    }
+
+    /// Answers a dialog: `dialog_id` (of any tab) or, without it, the single pending one
+    /// (of every tab). Accepting a prompt without text returns its default text. The
+    /// outcome arrives as one [`Event::DialogAnswered`].
     ///
     /// ```
     /// use cdp_supervisor::{Answer, Config, DialogError, Supervisor};
@@ -316,21 +554,75 @@ impl Supervisor {
         answer: Answer,
         dialog_id: Option<&str>,
     ) -> Result<CommandId, DialogError> {
-        self.out.advance(now);
-        self.dialogs
-            .respond(&mut self.out, self.tab.view(), &answer, dialog_id)
+        self.respond_dialog_in(now, None, answer, dialog_id)
     }
 
-    /// Answers every pending dialog that has no answer in flight, for a planned stop (a
-    /// dialog left open wedges the tab for the next client). Returns the answers sent.
+    /// [`Supervisor::respond_dialog`] among the dialogs of tab `tab_id` (`None`: every
+    /// tab's).
+    ///
+    /// ```
+    /// use cdp_supervisor::{Answer, Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let e = sup.respond_dialog_in(0.0, Some("T"), Answer::accept(), None).unwrap_err();
+    /// assert_eq!(e.code(), "no_such_tab");
+    /// ```
+    pub fn respond_dialog_in(
+        &mut self,
+        now: f64,
+        tab_id: Option<&str>,
+        answer: Answer,
+        dialog_id: Option<&str>,
+    ) -> Result<CommandId, DialogError> {
+        self.out.advance(now);
+        let key = match (tab_id, dialog_id) {
+            (Some(t), _) => self.key_of(Some(t)).map_err(|_| DialogError::NoSuchTab {
+                tab_id: t.to_owned(),
+            })?,
+            (None, Some(d)) => match self.tabs.values().find(|t| t.has_dialog(d)) {
+                Some(t) => t.key,
+                // Not pending anywhere: the current tab says why (answered, unknown).
+                None => self.current.ok_or(DialogError::NoDialogPending)?,
+            },
+            (None, None) => {
+                let mut with_dialogs = self.tabs.values().filter(|t| t.has_pending_dialogs());
+                match (with_dialogs.next(), with_dialogs.next()) {
+                    (Some(t), None) => t.key,
+                    (None, _) => return Err(DialogError::NoDialogPending),
+                    (Some(_), Some(_)) => {
+                        return Err(DialogError::SeveralPending {
+                            pending: self.pending_dialogs().into_iter().map(|d| d.id).collect(),
+                        })
+                    }
+                }
+            }
+        };
+        let r = self
+            .with_tab(key, |tab, out, _| {
+                tab.respond_dialog(out, &answer, dialog_id)
+            })
+            .unwrap_or(Err(DialogError::NoDialogPending));
+        self.after_input();
+        r
+    }
+
+    /// Answers every pending dialog of every tab that has no answer in flight, for a
+    /// planned stop (a dialog left open wedges its tab for the next client). Returns the
+    /// answers sent.
     pub fn settle_dialogs(&mut self, now: f64, action: DialogAction) -> Vec<CommandId> {
         self.out.advance(now);
-        self.dialogs.settle(&mut self.out, self.tab.view(), action)
+        let keys: Vec<TabKey> = self.tabs.keys().copied().collect();
+        let mut sent = Vec::new();
+        for key in keys {
+            if let Some(ids) = self.with_tab(key, |tab, out, _| tab.settle_dialogs(out, action)) {
+                sent.extend(ids);
+            }
+        }
+        sent
     }
 
-    /// Whether any dialog is pending.
+    /// Whether any dialog of any tab is pending.
     pub fn has_pending_dialogs(&self) -> bool {
-        self.dialogs.has_pending()
+        self.tabs.values().any(|t| t.has_pending_dialogs())
     }
 
     /// Starts a planned stop. A dialog left open wedges the tab for the next client, so
@@ -353,11 +645,16 @@ impl Supervisor {
             self.settle_dialogs(now, action);
         }
         // A script left running after the detach would keep the tab busy for the next client.
-        self.cascade()
-            .cancel_evaluations("the supervisor is stopping");
+        let keys: Vec<TabKey> = self.tabs.keys().copied().collect();
+        for key in keys {
+            self.with_tab(key, |tab, out, env| {
+                tab.cancel_evaluations(out, env, "the supervisor is stopping")
+            });
+        }
         if self.stop_deadline.is_none() {
             self.stop_deadline = Some(self.out.now() + grace.as_secs_f64());
         }
+        self.after_input();
     }
 
     /// Whether a planned stop may close the socket now: nothing left to wait for, or its
@@ -370,11 +667,11 @@ impl Supervisor {
         })
     }
 
-    /// Runs an agent action: input as a person gives it, then the page settles, then a
-    /// screenshot (see [`crate::manual::rules`], agent actions). A missing or invalid
-    /// parameter, a dialog in the way or an unknown frame is an error before anything is
-    /// sent; otherwise the outcome arrives as one [`Event::ActFinished`] with the returned
-    /// id.
+    /// Runs an agent action in the current tab: input as a person gives it, then the page
+    /// settles, then a screenshot (see [`crate::manual::rules`], agent actions). A
+    /// missing or invalid parameter, a dialog in the way or an unknown frame is an error
+    /// before anything is sent; otherwise the outcome arrives as one
+    /// [`Event::ActFinished`] with the returned id, naming the tabs the action opened.
     ///
     /// ```
     /// use cdp_supervisor::{act::{Action, ActOptions}, Config, Supervisor};
@@ -385,42 +682,91 @@ impl Supervisor {
     pub fn act(
         &mut self,
         now: f64,
-        action: crate::act::Action,
-        options: crate::act::ActOptions,
-    ) -> Result<CommandId, crate::act::ActError> {
+        action: Action,
+        options: ActOptions,
+    ) -> Result<CommandId, ActError> {
+        self.act_in(now, None, action, options)
+    }
+
+    /// [`Supervisor::act`] in tab `tab_id` (`None`: the current tab).
+    ///
+    /// ```
+    /// use cdp_supervisor::{act::{Action, ActOptions}, Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let err = sup.act_in(0.0, Some("T"), Action::Reload, ActOptions::default()).unwrap_err();
+    /// assert_eq!(err.code(), "no_such_tab");
+    /// ```
+    pub fn act_in(
+        &mut self,
+        now: f64,
+        tab_id: Option<&str>,
+        action: Action,
+        options: ActOptions,
+    ) -> Result<CommandId, ActError> {
         self.out.advance(now);
-        let id = self.cascade().begin_act(action, options)?;
-        self.update_page();
+        let key = self.key_of(tab_id)?;
+        let navigates = matches!(action, Action::Navigate { .. });
+        if let Some(dialog) = self.shared_renderer_pending(key).filter(|_| !navigates) {
+            return Err(ActError::Blocked {
+                dialog_id: dialog.id,
+            });
+        }
+        let id = self
+            .with_tab(key, |tab, out, env| tab.act(out, env, action, options))
+            .unwrap_or(Err(ActError::Command(CommandError::NotAttached)))?;
+        self.acts_running.insert(id.0, (key, Vec::new()));
+        self.after_input();
         Ok(id)
     }
 
-    /// Changes the dialog policy; it applies to dialogs opened afterwards.
+    /// Changes the dialog policy of every tab (and of tabs opened later); it applies to
+    /// dialogs opened afterwards.
     pub fn set_policy(&mut self, policy: DialogPolicy) {
-        self.dialogs.set_policy(policy);
+        self.env.config.policy = policy;
+        for tab in self.tabs.values_mut() {
+            tab.set_policy(policy);
+        }
     }
 
     /// The current dialog policy.
     pub fn policy(&self) -> DialogPolicy {
-        self.dialogs.policy()
+        self.env.config.policy
     }
 
     /// The whole observable state (its JSON shape is a contract; see
-    /// [`crate::manual::rules`], the snapshot).
+    /// [`crate::manual::rules`], the snapshot): every tab's dialogs, the current tab's
+    /// frames, console and page, every tab, and the other tabs' frame trees.
     pub fn snapshot(&self) -> Snapshot {
-        let frames = self.tab.frames.in_order();
+        let current = self.current.and_then(|k| self.tabs.get(&k));
+        let tab_frame_trees: BTreeMap<String, FrameTree> = self
+            .tabs
+            .values()
+            .filter(|t| Some(t.key) != self.current)
+            .map(|t| (t.tab_id.to_string(), t.frame_tree()))
+            .collect();
         Snapshot {
-            pending_dialogs: self.dialogs.pending().cloned().collect(),
-            recent_dialogs: self.dialogs.recent().cloned().collect(),
-            frame_tree: build_frame_tree(self.tab.page_target(), frames.map(|f| &f.info)),
-            console_errors: self.tab.console_entries(),
-            page: self.tab.page_info(
-                self.config.enable_timeout.as_secs_f64(),
-                self.dialogs.wedged(),
-            ),
+            pending_dialogs: self.pending_dialogs(),
+            recent_dialogs: self.out.recent_dialogs.iter().cloned().collect(),
+            frame_tree: current.map(|t| t.frame_tree()).unwrap_or_default(),
+            console_errors: current.map(|t| t.console_entries()).unwrap_or_default(),
+            page: current.and_then(|t| t.page_info(&self.env)),
+            tabs: self.tabs(),
+            tab_frame_trees,
         }
     }
 
-    /// Starts an accessibility snapshot of the whole tab, OOPIFs included (see
+    /// Every tab's pending dialogs, oldest first (dialog numbers grow across tabs).
+    fn pending_dialogs(&self) -> Vec<PendingDialog> {
+        let mut all: Vec<PendingDialog> = self
+            .tabs
+            .values()
+            .flat_map(|t| t.pending_dialogs().cloned())
+            .collect();
+        all.sort_by_key(|d| dialog_number(&d.id));
+        all
+    }
+
+    /// Starts an accessibility snapshot of the whole current tab, OOPIFs included (see
     /// [`crate::ax`] and [`crate::manual::rules`], accessibility). Its outcome arrives as
     /// exactly one [`Event::AxSnapshot`] under the returned id, within `options.timeout`.
     ///
@@ -430,13 +776,42 @@ impl Supervisor {
     /// assert_eq!(sup.ax_snapshot(0.0, AxOptions::default()).unwrap_err(), AxError::NotAttached);
     /// ```
     pub fn ax_snapshot(&mut self, now: f64, options: AxOptions) -> Result<CommandId, AxError> {
-        self.out.advance(now);
-        self.cascade().begin_ax_snapshot(&options)
+        self.ax_snapshot_in(now, None, options)
     }
 
-    /// Resolves a ref of the last accessibility snapshot to its node now: the frame, the
-    /// session to send commands on and the `backendNodeId`; a `stale_ref` error when its
-    /// frame navigated or went away (take a new snapshot).
+    /// [`Supervisor::ax_snapshot`] of tab `tab_id` (`None`: the current tab). Refs are
+    /// per tab.
+    ///
+    /// ```
+    /// use cdp_supervisor::{ax::AxOptions, Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let e = sup.ax_snapshot_in(0.0, Some("T"), AxOptions::default()).unwrap_err();
+    /// assert_eq!(e.code(), "no_such_tab");
+    /// ```
+    pub fn ax_snapshot_in(
+        &mut self,
+        now: f64,
+        tab_id: Option<&str>,
+        options: AxOptions,
+    ) -> Result<CommandId, AxError> {
+        self.out.advance(now);
+        let key = self.ax_key(tab_id)?;
+        // A dialog of a tab sharing this tab's renderer holds its top frame (fact 25b); the
+        // tab's own dialogs are weighed per frame by the snapshot (fact 26).
+        if let Some(dialog) = self.shared_renderer_pending(key) {
+            let top = self.tabs.get(&key).map(|t| t.tab_id.to_string());
+            return Err(AxError::Blocked {
+                frame_id: options.frame_id.clone().or(top).unwrap_or_default(),
+                dialog: Box::new(dialog),
+            });
+        }
+        self.with_tab(key, |tab, out, env| tab.ax_snapshot(out, env, &options))
+            .unwrap_or(Err(AxError::NotAttached))
+    }
+
+    /// Resolves a ref of the current tab's last accessibility snapshot to its node now:
+    /// the frame, the session to send commands on and the `backendNodeId`; a `stale_ref`
+    /// error when its frame navigated or went away (take a new snapshot).
     ///
     /// ```
     /// use cdp_supervisor::{Config, Supervisor};
@@ -444,7 +819,36 @@ impl Supervisor {
     /// assert_eq!(sup.resolve_ref("e1").unwrap_err().code(), "stale_ref");
     /// ```
     pub fn resolve_ref(&self, reference: &str) -> Result<ResolvedRef, AxError> {
-        ax_snapshot::resolve(&self.tab, reference)
+        self.resolve_ref_in(None, reference)
+    }
+
+    /// [`Supervisor::resolve_ref`] in tab `tab_id` (`None`: the current tab).
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// let sup = Supervisor::new(Config::default());
+    /// assert_eq!(sup.resolve_ref_in(Some("T"), "e1").unwrap_err().code(), "no_such_tab");
+    /// ```
+    pub fn resolve_ref_in(
+        &self,
+        tab_id: Option<&str>,
+        reference: &str,
+    ) -> Result<ResolvedRef, AxError> {
+        match tab_id {
+            Some(t) => match self.by_target.get(t).and_then(|k| self.tabs.get(k)) {
+                Some(tab) => tab.resolve_ref(reference),
+                None => Err(AxError::NoSuchTab {
+                    tab_id: t.to_owned(),
+                }),
+            },
+            None => match self.current.and_then(|k| self.tabs.get(&k)) {
+                Some(tab) => tab.resolve_ref(reference),
+                None => Err(AxError::StaleRef {
+                    reference: reference.to_owned(),
+                    why: "no tab is attached, so no snapshot names it".to_owned(),
+                }),
+            },
+        }
     }
 
     /// Resolves a ref against a fresh tree of its frame: its node if it is still shown,
@@ -466,36 +870,84 @@ impl Supervisor {
         reference: &str,
         timeout: Duration,
     ) -> Result<CommandId, AxError> {
+        self.resolve_ref_fresh_in(now, None, reference, timeout)
+    }
+
+    /// [`Supervisor::resolve_ref_fresh`] in tab `tab_id` (`None`: the current tab).
+    pub fn resolve_ref_fresh_in(
+        &mut self,
+        now: f64,
+        tab_id: Option<&str>,
+        reference: &str,
+        timeout: Duration,
+    ) -> Result<CommandId, AxError> {
         self.out.advance(now);
-        self.cascade().begin_resolve_ref(reference, timeout)
+        let key = match self.ax_key(tab_id) {
+            Ok(k) => k,
+            Err(AxError::NotAttached) => {
+                return Err(AxError::StaleRef {
+                    reference: reference.to_owned(),
+                    why: "no tab is attached, so no snapshot names it".to_owned(),
+                })
+            }
+            Err(e) => return Err(e),
+        };
+        self.with_tab(key, |tab, out, env| {
+            tab.resolve_ref_fresh(out, env, reference, timeout)
+        })
+        .unwrap_or(Err(AxError::NotAttached))
     }
 
-    /// The page session, once attached.
+    /// The current tab's page entry (the snapshot's `page`), without building a
+    /// snapshot.
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// assert!(Supervisor::new(Config::default()).page().is_none());
+    /// ```
+    pub fn page(&self) -> Option<crate::PageInfo> {
+        self.current
+            .and_then(|k| self.tabs.get(&k))
+            .and_then(|t| t.page_info(&self.env))
+    }
+
+    /// The current tab's page session, once attached.
     pub fn page_session_id(&self) -> Option<&str> {
-        self.tab.page_session()
+        self.current
+            .and_then(|k| self.tabs.get(&k))
+            .and_then(|t| t.page_session_id())
     }
 
-    /// Sizes of the internal tables, for bounds checks in tests and benchmarks.
+    /// Sizes of the internal tables (summed over tabs), for bounds checks in tests and
+    /// benchmarks.
     #[doc(hidden)]
     pub fn table_sizes(&self) -> TableSizes {
-        TableSizes {
-            frames: self.tab.frames.len(),
-            sessions: self.tab.sessions.len(),
+        let mut sizes = TableSizes {
+            frames: 0,
+            sessions: 0,
             commands_in_flight: self.out.commands_in_flight.len(),
-            pending_dialogs: self.dialogs.pending_len(),
-            recent_dialogs: self.dialogs.recent_len(),
-            console_errors: self.tab.console_errors.len(),
+            pending_dialogs: 0,
+            recent_dialogs: self.out.recent_dialogs.len(),
+            console_errors: 0,
             queued_transmits: self.out.transmits.len(),
             queued_events: self.out.events.len(),
+        };
+        for t in self.tabs.values() {
+            let (frames, sessions, pending, _recent, console) = t.table_sizes();
+            sizes.frames += frames;
+            sizes.sessions += sessions;
+            sizes.pending_dialogs += pending;
+            sizes.console_errors += console;
         }
+        sizes
     }
 
     /// The configuration.
     pub fn config(&self) -> &Config {
-        &self.config
+        &self.env.config
     }
 
-    // ---- replies: to their owner by purpose ------------------------------------------
+    // ---- replies: to their tab, or the browser's own ---------------------------------
 
     fn on_reply(
         &mut self,
@@ -506,35 +958,147 @@ impl Supervisor {
         let Some(cmd) = self.out.commands_in_flight.remove(id) else {
             return Err(InputError::UnknownReply { id });
         };
+        match cmd.tab {
+            Some(key) => self
+                .with_tab(key, |tab, out, env| {
+                    tab.on_reply(out, env, id, cmd, result, error)
+                })
+                .unwrap_or(Ok(())),
+            None => self.on_browser_reply(id, cmd, result, error),
+        }
+    }
+
+    fn on_browser_reply(
+        &mut self,
+        id: u64,
+        cmd: InFlight,
+        result: Option<&RawValue>,
+        error: Option<&RawValue>,
+    ) -> Result<(), InputError> {
         let outcome = CdpError::reply_outcome(result, error);
-        match cmd.purpose {
-            Purpose::User => {
+        match (cmd.purpose, outcome) {
+            (Purpose::User, outcome) => {
+                if let (true, Ok(r)) = (cmd.method == "Target.createTarget", &outcome) {
+                    let created: cdp::CreateTargetResult<'_> = parse("Target.createTarget", *r)?;
+                    self.select_when_attached(&created.target_id);
+                }
                 let outcome = outcome
                     .map(|r| r.map_or("{}", RawValue::get).to_owned())
                     .map_err(|e| e.into_command_error(&cmd.method));
                 self.out.command_finished(id, outcome);
                 Ok(())
             }
-            Purpose::DialogAnswer => {
-                self.dialogs
-                    .on_answer_reply(&mut self.out, id, cmd, outcome);
+            (Purpose::Browser(step::GET_TARGETS), Ok(r)) => self.on_targets(r),
+            (Purpose::Browser(step::TARGET_INFO), Ok(r)) => {
+                #[derive(serde::Deserialize)]
+                struct Info<'a> {
+                    #[serde(rename = "targetInfo", borrow)]
+                    target_info: cdp::TargetInfo<'a>,
+                }
+                let info: Info<'_> = parse("Target.getTargetInfo", r)?;
+                self.on_target_info(&info.target_info);
                 Ok(())
             }
-            Purpose::Flow(tag) => {
-                let result = self
-                    .cascade()
-                    .with_flow(tag.flow, |flow, ctx| {
-                        flow.on_reply(ctx, tag.step, &cmd, outcome)
-                    })
-                    .unwrap_or(Ok(FlowStatus::Running));
-                self.cascade().apply_seeded_frames();
-                result.map(|_| ())
+            (Purpose::Browser(step::LET_GO), _) | (Purpose::Browser(_), Ok(_)) => Ok(()),
+            (_, Err(e)) => {
+                self.out.warn(Warning::SetupFailed {
+                    method: cmd.method,
+                    session_id: cmd.session_id,
+                    message: e.message,
+                });
+                Ok(())
             }
-            Purpose::Quiet => Ok(()),
+            _ => Ok(()),
         }
     }
 
-    // ---- events: to the component whose rule it is -----------------------------------
+    /// `Target.getTargets` answered: attach the tab we had, else the configured one, else
+    /// the first page; then let the browser attach every other page (and every page opened
+    /// later, paused before its first script).
+    fn on_targets(&mut self, result: Option<&RawValue>) -> Result<(), InputError> {
+        let targets: cdp::GetTargetsResult<'_> = parse("Target.getTargets", result)?;
+        let mut pages = targets.target_infos.iter().filter(|t| t.kind == "page");
+        let had = self
+            .current
+            .and_then(|k| self.tabs.get(&k))
+            .map(|t| t.tab_id.to_string());
+        let wanted = had.clone().or_else(|| self.env.config.target_id.clone());
+        let chosen = match &wanted {
+            Some(w) => pages.find(|t| t.target_id == w.as_str()),
+            None => pages.next(),
+        };
+        match chosen {
+            Some(chosen) => {
+                let target = chosen.target_id.to_string();
+                let url = chosen.url.as_deref().unwrap_or("").to_owned();
+                if had.as_deref() != Some(target.as_str()) {
+                    // A new browser behind the endpoint, or the first connect.
+                    if let Some(old) = self.current.take() {
+                        self.remove_tab(old);
+                    }
+                }
+                let key = match self.by_target.get(&target) {
+                    Some(k) => *k,
+                    None => self.add_tab(&target, None),
+                };
+                if let Some(tab) = self.tabs.get_mut(&key) {
+                    tab.target_url.clone_from(&url);
+                    if let Some(title) = chosen.title.as_deref() {
+                        tab.title = title.to_owned();
+                    }
+                }
+                self.make_current(key);
+                self.with_tab(key, |tab, out, env| tab.attach(out, env, &url));
+            }
+            None => {
+                self.out.warn(Warning::NoPageTarget { wanted });
+                if let Some(key) = self.current {
+                    self.with_tab(key, |tab, out, env| tab.on_disconnected(out, env));
+                }
+            }
+        }
+        self.out.act_for(None, &[]);
+        let t = self.env.config.setup_timeout;
+        let auto_attach = to_raw(&cdp::SetAutoAttachParams {
+            auto_attach: true,
+            wait_for_debugger_on_start: true,
+            flatten: true,
+        });
+        self.out.send(
+            None,
+            "Target.setAutoAttach",
+            auto_attach.as_deref(),
+            Purpose::Browser(step::AUTO_ATTACH),
+            t,
+        );
+        let discover = to_raw(&cdp::DiscoverTargetsParams { discover: true });
+        self.out.send(
+            None,
+            "Target.setDiscoverTargets",
+            discover.as_deref(),
+            Purpose::Browser(step::DISCOVER),
+            t,
+        );
+        Ok(())
+    }
+
+    /// A target's URL and title, from `targetInfoChanged` or `getTargetInfo`.
+    fn on_target_info(&mut self, info: &cdp::TargetInfo<'_>) {
+        let Some(key) = self.by_target.get(info.target_id.as_ref()).copied() else {
+            return;
+        };
+        if let Some(tab) = self.tabs.get_mut(&key) {
+            if let Some(url) = info.url.as_deref() {
+                url.clone_into(&mut tab.target_url);
+            }
+            if let Some(title) = info.title.as_deref() {
+                title.clone_into(&mut tab.title);
+            }
+        }
+        self.update_tab_info(key);
+    }
+
+    // ---- events: to the tab that owns the session, or the browser's ------------------
 
     fn on_event(
         &mut self,
@@ -543,116 +1107,498 @@ impl Supervisor {
         event: &mut CdpEvent<'_>,
     ) -> Result<(), InputError> {
         use CdpEvent as E;
-        // A console call of a tracked session, the bulk of a busy page, is the tab's alone:
-        // its session is looked up once, there (an untracked one goes the general way).
-        if let (E::ConsoleApiCalled(ev), Some(s)) = (&mut *event, session) {
-            if self.tab.on_console_called(&mut self.out, s, ev) {
-                self.cascade().offer_event(session, event);
+        let route = match (&*event, session) {
+            (E::AttachedToTarget(_), None) => return self.on_browser_attached(event),
+            (E::TargetInfoChanged(ev), _) => {
+                let info = &ev.target_info;
+                self.on_target_info(info);
                 return Ok(());
             }
-        }
-        let result = match &mut *event {
-            E::AttachedToTarget(ev) => self.cascade().on_attached_to_target(session, ev),
-            // The params name the session; the envelope may be the browser (the page
-            // session itself) or a parent. Unknown ones were dropped with their frame.
-            E::DetachedFromTarget(ev) => {
-                self.cascade().on_detached_from_target(&ev.session_id);
-                Ok(())
+            (E::TargetDestroyed(ev), _) => {
+                let target = ev.target_id.to_string();
+                self.on_target_gone(&target);
+                return Ok(());
             }
-            _ => match session.filter(|s| self.tab.sessions.contains(s)) {
-                Some(session) => {
-                    self.on_session_event(session, event);
-                    Ok(())
+            // The params name the session; the envelope may be the browser or a parent.
+            (E::DetachedFromTarget(ev), _) => Some(ev.session_id.to_string()),
+            (_, Some(s)) => Some(s.to_owned()),
+            (_, None) => None,
+        };
+        let key = route.as_deref().and_then(|s| self.owner_of(s));
+        let Some(key) = key else {
+            return match &*event {
+                // A session already dropped with its frame or tab.
+                E::DetachedFromTarget(_) => Ok(()),
+                // A child under a parent nobody tracks: never leave a frame frozen.
+                E::AttachedToTarget(ev) => {
+                    if ev.waiting_for_debugger {
+                        self.resume(&ev.session_id);
+                    }
+                    Err(InputError::UnknownSession {
+                        method: method.to_owned(),
+                        session_id: session.unwrap_or("(browser)").to_owned(),
+                    })
                 }
-                None => Err(InputError::UnknownSession {
+                _ => Err(InputError::UnknownSession {
                     method: method.to_owned(),
                     session_id: session.unwrap_or("(browser)").to_owned(),
                 }),
-            },
+            };
         };
-        self.cascade().offer_event(session, event);
-        result
+        let page_gone = matches!(&*event, E::DetachedFromTarget(ev)
+            if self.tabs.get(&key).and_then(|t| t.page_session_id()) == Some(ev.session_id.as_ref()));
+        let dialog = matches!(&*event, E::DialogOpening(_) | E::RequestPaused(_));
+        let sharing = if dialog {
+            self.sharing_renderer(key)
+        } else {
+            Vec::new()
+        };
+        let crashed = matches!(&*event, E::TargetCrashed);
+        let r = self
+            .with_tab_sharing(key, &sharing, |tab, out, env| {
+                tab.on_event(out, env, method, session, event)
+            })
+            .unwrap_or(Ok(()));
+        if page_gone {
+            // The tab's target is gone (closed, or detached by someone else). The last
+            // tab stays, detached, so that a one-tab client sees what it always saw.
+            if self.tabs.len() > 1 {
+                self.remove_tab(key);
+            }
+        } else if crashed {
+            self.update_tab_info(key);
+        }
+        r
     }
 
-    /// An event of a tracked session. A console call's text moves into the tab's console
-    /// ring (flows offered the event afterwards find it there, not in the event).
-    fn on_session_event(&mut self, session: &str, event: &mut CdpEvent<'_>) {
-        use CdpEvent as E;
-        // The console, execution contexts and in-document navigations are the tab's alone;
-        // dialogs and bridge requests the dialogs' alone.
-        if self.tab.on_event(&mut self.out, session, event) {
-            return;
+    /// A page the browser attached (auto-attach, or our own `attachToTarget`): a new tab,
+    /// or the session of a tab that is attaching.
+    fn on_browser_attached(&mut self, event: &CdpEvent<'_>) -> Result<(), InputError> {
+        let CdpEvent::AttachedToTarget(ev) = event else {
+            return Ok(());
+        };
+        let info = &ev.target_info;
+        let session = ev.session_id.as_ref();
+        let waiting = ev.waiting_for_debugger;
+        if info.kind != "page" {
+            // Not a tab (`browser_ui`, workers of the browser): never leave it frozen,
+            // and let it go.
+            self.let_go(session, waiting);
+            return Ok(());
         }
-        let token = self.config.bridge.as_ref().map(|b| b.token.as_str());
-        let view = self.tab.view();
-        if self
-            .dialogs
-            .on_event(&mut self.out, view, token, session, event)
-        {
-            return;
+        let target = info.target_id.as_ref();
+        if let Some(key) = self.by_target.get(target).copied() {
+            let Some(tab) = self.tabs.get(&key) else {
+                return Ok(());
+            };
+            if tab.is_attaching() {
+                self.with_tab(key, |tab, out, env| tab.on_page_attached(out, env, session));
+            } else if tab.page_session_id() != Some(session) {
+                // A second session for a page we hold (our attach and the auto-attach
+                // raced): keep the first.
+                self.let_go(session, waiting);
+            }
+            return Ok(());
         }
-        match &*event {
-            E::FrameAttached(ev) => {
-                self.cascade()
-                    .on_frame_attached(session, &ev.frame_id, &ev.parent_frame_id)
+        if self.tabs.len() >= self.env.config.max_tabs {
+            if self.over_bound.len() < self.env.config.max_tabs
+                && self.over_bound.insert(target.to_owned())
+            {
+                self.out.warn(Warning::TabCapReached {
+                    limit: self.env.config.max_tabs,
+                    target_id: target.to_owned(),
+                });
             }
-            E::FrameNavigated(ev) => {
-                let (info, own_root) = self.tab.frame_info(session, &ev.frame);
-                self.cascade().upsert_frame(session, info, own_root, true);
+            self.let_go(session, waiting);
+            return Ok(());
+        }
+        let opener = info
+            .opener_id
+            .as_deref()
+            .filter(|o| self.by_target.contains_key(*o))
+            .map(str::to_owned);
+        let key = self.add_tab(target, opener.as_deref());
+        if let Some(tab) = self.tabs.get_mut(&key) {
+            tab.opener_access = info.can_access_opener;
+            info.url
+                .as_deref()
+                .unwrap_or("")
+                .clone_into(&mut tab.target_url);
+            if let Some(title) = info.title.as_deref() {
+                title.clone_into(&mut tab.title);
             }
-            E::FrameDetached(ev) => {
-                let gone = self
-                    .tab
-                    .detached_frames(session, &ev.frame_id, ev.reason.as_deref());
-                self.cascade().remove(Removal::Frames(gone));
-            }
-            E::FrameStartedNavigating(ev) => {
-                // A frame blocked in a bridge dialog's synchronous XHR cannot commit a
-                // navigation; answer first (the native equivalent is closed by Chromium).
-                let same_document = matches!(
-                    ev.navigation_type.as_deref(),
-                    Some("sameDocument" | "historySameDocument")
-                );
-                if !same_document {
-                    self.cascade()
-                        .give_up_bridge_dialogs_in_subtree(&ev.frame_id);
+        }
+        self.with_tab(key, |tab, out, env| {
+            tab.adopt_session(out, env, session, waiting)
+        });
+        self.session_owner.insert(session.to_owned(), key);
+        // A tab opened by the current tab comes to the front, as a person sees it; its
+        // opener's running actions name it.
+        let opener_key = opener
+            .as_deref()
+            .and_then(|o| self.by_target.get(o).copied());
+        if let Some(opener_key) = opener_key {
+            for (tab, opened) in self.acts_running.values_mut() {
+                if *tab == opener_key && opened.len() < crate::limits::DEFAULT_MAX_TABS {
+                    opened.push(target.to_owned());
                 }
             }
-            // Before the frame's session goes and Chromium lets its paused request fall
-            // through to the network.
-            E::FrameSubtreeWillBeDetached(ev) => self
-                .cascade()
-                .give_up_bridge_dialogs_in_subtree(&ev.frame_id),
-            E::TargetCrashed => self.cascade().on_crashed(session),
-            E::InspectorDetached(ev) => {
-                self.out.warn(Warning::SessionDetached {
-                    session_id: session.to_owned(),
-                    reason: ev.reason.to_string(),
-                });
-                self.cascade().on_detached_from_target(session);
+        }
+        let by_current = opener_key.is_some() && opener_key == self.current;
+        let asked = self.select_on_attach.as_deref() == Some(target);
+        if by_current || asked || self.current.is_none() {
+            if asked {
+                self.select_on_attach = None;
             }
-            _ => {}
+            self.make_current(key);
+        }
+        Ok(())
+    }
+
+    /// A tab the embedder opened: current as soon as it is a tab.
+    fn select_when_attached(&mut self, target: &str) {
+        match self.by_target.get(target).copied() {
+            Some(key) => self.make_current(key),
+            None => self.select_on_attach = Some(target.to_owned()),
         }
     }
 
-    // ---- plumbing --------------------------------------------------------------------
-
-    /// The components, borrowed for a removal, a failure or a flow's turn.
-    fn cascade(&mut self) -> Cascade<'_> {
-        Cascade {
-            out: &mut self.out,
-            tab: &mut self.tab,
-            dialogs: &mut self.dialogs,
-            flows: &mut self.flows,
-            config: &self.config,
-            bridge_script: self.bridge_script.as_deref(),
+    /// A target Chromium destroyed: its tab goes (the last one stays, detached).
+    fn on_target_gone(&mut self, target: &str) {
+        if let Some(key) = self.by_target.get(target).copied() {
+            if self.tabs.len() > 1 {
+                self.remove_tab(key);
+            } else {
+                self.with_tab(key, |tab, out, env| tab.on_closed(out, env));
+            }
         }
     }
 
-    /// Emits a `page` diff when the page entry changed; runs after every input.
-    fn update_page(&mut self) {
-        let wedged = self.dialogs.wedged();
-        self.tab
-            .update_page(&mut self.out, self.enable_timeout_s, wedged);
+    /// Resumes a target that waits for the debugger.
+    fn resume(&mut self, session: &str) {
+        self.out.act_for(None, &[]);
+        let t = self.env.config.setup_timeout;
+        self.out.send(
+            Some(session),
+            "Runtime.runIfWaitingForDebugger",
+            None,
+            Purpose::Browser(step::LET_GO),
+            t,
+        );
     }
+
+    /// Resumes a target we do not keep (when it waits) and detaches from it.
+    fn let_go(&mut self, session: &str, waiting: bool) {
+        if waiting {
+            self.resume(session);
+        }
+        let t = self.env.config.setup_timeout;
+        let params = to_raw(&cdp::DetachFromTargetParams {
+            session_id: session,
+        });
+        self.out.send(
+            None,
+            "Target.detachFromTarget",
+            params.as_deref(),
+            Purpose::Browser(step::LET_GO),
+            t,
+        );
+    }
+
+    // ---- the tab table ---------------------------------------------------------------
+
+    fn add_tab(&mut self, target: &str, opener: Option<&str>) -> TabKey {
+        self.last_key += 1;
+        let key = TabKey(self.last_key);
+        let tab = TabSupervisor::new(key, target, opener, &self.env);
+        self.tabs.insert(key, tab);
+        self.by_target.insert(target.to_owned(), key);
+        let info = self.tabs.get(&key).map(|t| t.info(&self.env, false));
+        if let Some(info) = info {
+            if let Some(t) = self.tabs.get_mut(&key) {
+                t.last_info = Some(info.clone());
+            }
+            self.out.emit(Event::Diff(Diff::TabOpened { tab: info }));
+        }
+        key
+    }
+
+    /// Forgets a tab: its commands end, its dialogs close `remote`, its frames go; the
+    /// current tab passes to its opener, else the most recently current tab.
+    fn remove_tab(&mut self, key: TabKey) {
+        let Some(tab) = self.tabs.get(&key) else {
+            return;
+        };
+        let opener = tab
+            .opener
+            .as_deref()
+            .and_then(|o| self.by_target.get(o).copied());
+        let tab_id = tab.tab_id.to_string();
+        let ids: Vec<(u64, InFlight)> = {
+            let mine: Vec<u64> = self
+                .out
+                .commands_in_flight
+                .iter()
+                .filter(|(_, c)| c.tab == Some(key))
+                .map(|(id, _)| id)
+                .collect();
+            mine.into_iter()
+                .filter_map(|id| self.out.commands_in_flight.remove(id).map(|c| (id, c)))
+                .collect()
+        };
+        for (id, cmd) in ids {
+            let error = CommandError::SessionGone {
+                method: cmd.method.clone(),
+                session_id: cmd.session_id.clone().unwrap_or_default(),
+                reason: crate::error::SessionGoneReason::Detached,
+            };
+            self.fail_command(id, cmd, error);
+        }
+        self.with_tab(key, |tab, out, env| tab.on_closed(out, env));
+        self.tabs.remove(&key);
+        self.by_target.remove(&tab_id);
+        self.session_owner.retain(|_, k| *k != key);
+        self.tab_deadlines.set(key, None);
+        self.recently_current.retain(|k| *k != key);
+        self.acts_running.retain(|_, (k, _)| *k != key);
+        self.over_bound.clear();
+        self.out.emit(Event::Diff(Diff::TabClosed { tab_id }));
+        if self.current == Some(key) {
+            self.current = None;
+            let next = opener
+                .filter(|o| self.tabs.contains_key(o))
+                .or_else(|| self.recently_current.last().copied())
+                .or_else(|| self.tabs.keys().next().copied());
+            match next {
+                Some(next) => self.make_current(next),
+                None => self.emit_current(),
+            }
+        }
+    }
+
+    fn make_current(&mut self, key: TabKey) {
+        if !self.tabs.contains_key(&key) {
+            return;
+        }
+        let before = self.current;
+        self.current = Some(key);
+        self.recently_current.retain(|k| *k != key);
+        self.recently_current.push(key);
+        self.emit_current();
+        if let Some(before) = before.filter(|b| *b != key) {
+            self.update_tab_info(before);
+        }
+        self.update_tab_info(key);
+    }
+
+    /// A `current_tab` diff when the current tab changed since the last one.
+    fn emit_current(&mut self) {
+        let now = self.current_tab().map(str::to_owned);
+        if now != self.current_emitted {
+            self.current_emitted.clone_from(&now);
+            self.out.emit(Event::Diff(Diff::CurrentTab { tab_id: now }));
+        }
+    }
+
+    /// A `tab_updated` diff when the tab's entry changed.
+    fn update_tab_info(&mut self, key: TabKey) {
+        let current = Some(key) == self.current;
+        let Some(tab) = self.tabs.get_mut(&key) else {
+            return;
+        };
+        if tab.info_changed(&self.env, current) {
+            let info = tab.info(&self.env, current);
+            tab.last_info = Some(info.clone());
+            self.out.emit(Event::Diff(Diff::TabUpdated { tab: info }));
+        }
+    }
+
+    /// The tab a call names (`None`: the current one).
+    fn key_of(&self, tab_id: Option<&str>) -> Result<TabKey, CommandError> {
+        match tab_id {
+            Some(t) => self
+                .by_target
+                .get(t)
+                .copied()
+                .ok_or_else(|| CommandError::NoSuchTab {
+                    tab_id: t.to_owned(),
+                }),
+            None => self.current.ok_or(CommandError::NotAttached),
+        }
+    }
+
+    fn ax_key(&self, tab_id: Option<&str>) -> Result<TabKey, AxError> {
+        self.key_of(tab_id).map_err(|e| match e {
+            CommandError::NoSuchTab { tab_id } => AxError::NoSuchTab { tab_id },
+            _ => AxError::NotAttached,
+        })
+    }
+
+    fn check_command_bound(&self) -> Result<(), CommandError> {
+        let limit = self.env.config.max_commands_in_flight;
+        if self.out.commands_in_flight.embedder_count() >= limit {
+            return Err(CommandError::TooManyInFlight { limit });
+        }
+        Ok(())
+    }
+
+    /// The tab that owns `session`, by the cache (checked), else by asking each tab.
+    fn owner_of(&mut self, session: &str) -> Option<TabKey> {
+        if let Some(key) = self.session_owner.get(session).copied() {
+            if self.tabs.get(&key).is_some_and(|t| t.owns_session(session)) {
+                return Some(key);
+            }
+        }
+        let key = self
+            .tabs
+            .values()
+            .find(|t| t.owns_session(session))
+            .map(|t| t.key);
+        match key {
+            Some(key) => {
+                let sessions: usize = self.tabs.values().map(|t| t.session_count()).sum();
+                if self.session_owner.len() > 2 * sessions + 64 {
+                    // Stale entries of sessions that went: rebuild from the tabs.
+                    self.session_owner.clear();
+                    for t in self.tabs.values() {
+                        for s in t.session_ids() {
+                            self.session_owner.insert(s, t.key);
+                        }
+                    }
+                }
+                self.session_owner.insert(session.to_owned(), key);
+                Some(key)
+            }
+            None => {
+                self.session_owner.remove(session);
+                None
+            }
+        }
+    }
+
+    /// Tabs that share `key`'s renderer process: a tab and its opener (or its popups)
+    /// when the popup can reach its opener and they are on the same site (see [`crate::manual::chromium_facts`], tabs that
+    /// share a renderer share its stalls). Same host stands for same site.
+    fn sharing_renderer(&self, key: TabKey) -> Vec<TabKey> {
+        let Some(tab) = self.tabs.get(&key) else {
+            return Vec::new();
+        };
+        let Some(site) = tab.site() else {
+            return Vec::new();
+        };
+        self.tabs
+            .values()
+            .filter(|other| other.key != key)
+            .filter(|other| {
+                // A popup that can reach its opener shares its process (a `noopener`
+                // one, such as a `target=_blank` link's, does not).
+                let related = (other.opener_access
+                    && other.opener.as_deref() == Some(&*tab.tab_id))
+                    || (tab.opener_access && tab.opener.as_deref() == Some(&*other.tab_id));
+                related && other.site().as_deref() == Some(site.as_str())
+            })
+            .map(|other| other.key)
+            .collect()
+    }
+
+    /// The newest pending dialog of a tab that shares `key`'s renderer, if any.
+    fn shared_renderer_dialog(&self, key: TabKey) -> Option<String> {
+        self.sharing_renderer(key)
+            .into_iter()
+            .filter_map(|k| self.tabs.get(&k)?.newest_pending().map(str::to_owned))
+            .max_by_key(|id| dialog_number(id))
+    }
+
+    fn shared_renderer_pending(&self, key: TabKey) -> Option<PendingDialog> {
+        let id = self.shared_renderer_dialog(key)?;
+        self.tabs
+            .values()
+            .flat_map(|t| t.pending_dialogs())
+            .find(|d| d.id == id)
+            .cloned()
+    }
+
+    /// Ends a command that got no reply: its tab hears why (or the browser, for its own).
+    fn fail_command(&mut self, id: u64, cmd: InFlight, error: CommandError) {
+        match cmd.tab {
+            Some(key) if self.tabs.contains_key(&key) => {
+                self.with_tab(key, |tab, out, env| {
+                    tab.fail_command(out, env, id, cmd, error)
+                });
+            }
+            _ => {
+                if cmd.purpose == Purpose::User {
+                    self.out.command_finished(id, Err(error));
+                }
+            }
+        }
+    }
+
+    /// Runs `f` on tab `key` with the connection's outbox lent to it; afterwards, the
+    /// tab's page entry and deadline are brought up to date.
+    fn with_tab<R>(
+        &mut self,
+        key: TabKey,
+        f: impl FnOnce(&mut TabSupervisor, &mut Outbox, &TabEnv) -> R,
+    ) -> Option<R> {
+        self.with_tab_sharing(key, &[], f)
+    }
+
+    fn with_tab_sharing<R>(
+        &mut self,
+        key: TabKey,
+        sharing: &[TabKey],
+        f: impl FnOnce(&mut TabSupervisor, &mut Outbox, &TabEnv) -> R,
+    ) -> Option<R> {
+        let tab = self.tabs.get_mut(&key)?;
+        self.out.act_for(Some(key), sharing);
+        let mark = self.out.events.len();
+        let r = f(tab, &mut self.out, &self.env);
+        tab.update_page(&mut self.out, &self.env);
+        let deadline = tab.next_deadline();
+        self.out.act_for(None, &[]);
+        self.tab_deadlines.set(key, deadline);
+        if self.out.events.len() > mark {
+            self.after_tab_events(key, mark);
+        }
+        self.update_tab_info(key);
+        Some(r)
+    }
+
+    /// What the browser reads off a tab's new events: a page entry that changed its
+    /// `tabs` entry, an action's answer that must name the tabs it opened.
+    fn after_tab_events(&mut self, key: TabKey, mark: usize) {
+        if self.acts_running.is_empty() {
+            return;
+        }
+        let mut title = None;
+        for event in self.out.events.iter_mut().skip(mark) {
+            if let Event::ActFinished { id, outcome } = event {
+                if let Some((_, opened)) = self.acts_running.remove(&id.0) {
+                    if let Ok(result) = outcome {
+                        result.opened_tabs = opened;
+                        // The title the action read is the freshest the tab has.
+                        if !result.title.is_empty() {
+                            title = Some(result.title.clone());
+                        }
+                    }
+                }
+            }
+        }
+        if let (Some(title), Some(tab)) = (title, self.tabs.get_mut(&key)) {
+            tab.title = title;
+        }
+    }
+
+    /// After every input: the current tab is reported when it changed.
+    fn after_input(&mut self) {
+        self.emit_current();
+    }
+}
+
+/// The number of a dialog id `d-N`, for ordering dialogs across tabs.
+fn dialog_number(id: &str) -> u64 {
+    id.strip_prefix("d-")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(u64::MAX)
 }

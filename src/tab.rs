@@ -60,6 +60,9 @@ pub(crate) struct PageTrack {
 /// The page, its sessions and frames, and the console ring.
 #[derive(Debug, Default)]
 pub(crate) struct Tab {
+    /// The tab's id (its target id) on every diff it emits; `None` until the browser
+    /// gives the tab its page.
+    pub tab_id: Option<Arc<str>>,
     /// Changed only through [`Tab::page_mut`] and [`Tab::set_page`], which mark it touched.
     page: Option<PageTrack>,
     /// Whether `page` may have changed since [`Tab::update_page`] last looked.
@@ -149,7 +152,18 @@ impl Tab {
         if !unchanged {
             let info = self.page_info(enable_timeout_s, wedged);
             self.last_page_info.clone_from(&info);
-            out.emit(Event::Diff(Diff::Page { page: info }));
+            out.emit(Event::Diff(Diff::Page {
+                tab_id: self.tab_id.clone(),
+                page: info,
+            }));
+        }
+    }
+
+    /// The page's state alone (a page is known).
+    pub fn page_state(&self, enable_timeout_s: f64, wedged: Option<&str>) -> PageState {
+        match &self.page {
+            Some(p) => page_state(p, enable_timeout_s, wedged).0,
+            None => PageState::Detached,
         }
     }
 
@@ -365,6 +379,7 @@ impl Tab {
     /// Adds a frame and emits `frame_added`.
     fn insert_frame(&mut self, out: &mut Outbox, info: FrameInfo, owner_session: &str) {
         out.emit(Event::Diff(Diff::FrameAdded {
+            tab_id: self.tab_id.clone(),
             frame: info.clone(),
         }));
         self.frames.insert(info, owner_session.to_owned());
@@ -389,6 +404,7 @@ impl Tab {
         }
         if let Some(f) = self.frames.get(frame_id).filter(|f| f.info != before) {
             out.emit(Event::Diff(Diff::FrameUpdated {
+                tab_id: self.tab_id.clone(),
                 frame: f.info.clone(),
             }));
         }
@@ -420,6 +436,7 @@ impl Tab {
     pub fn remove_frame(&mut self, out: &mut Outbox, frame_id: &str) -> Option<Vec<String>> {
         let frame = self.frames.remove(frame_id)?;
         out.emit(Event::Diff(Diff::FrameRemoved {
+            tab_id: self.tab_id.clone(),
             frame_id: frame_id.to_owned(),
         }));
         Some(
@@ -480,6 +497,7 @@ impl Tab {
     pub fn clear(&mut self, out: &mut Outbox) {
         for f in self.frames.in_order() {
             out.emit(Event::Diff(Diff::FrameRemoved {
+                tab_id: self.tab_id.clone(),
                 frame_id: f.info.frame_id.clone(),
             }));
         }
@@ -499,7 +517,14 @@ impl Tab {
         context: Option<i64>,
     ) {
         if let Some(source) = self.sessions.console_source(session, context) {
-            push_console(&mut self.console_errors, out, level, text, source);
+            push_console(
+                &self.tab_id,
+                &mut self.console_errors,
+                out,
+                level,
+                text,
+                source,
+            );
         }
     }
 
@@ -522,7 +547,14 @@ impl Tab {
             return false;
         };
         if let Some(text) = ev.text.take() {
-            push_console(&mut self.console_errors, out, level, text, source);
+            push_console(
+                &self.tab_id,
+                &mut self.console_errors,
+                out,
+                level,
+                text,
+                source,
+            );
         }
         true
     }
@@ -645,6 +677,7 @@ impl Tab {
 
 /// Adds an entry to the console ring and emits its diff.
 fn push_console(
+    tab_id: &Option<Arc<str>>,
     ring: &mut VecDeque<Arc<ConsoleEntry>>,
     out: &mut Outbox,
     level: ConsoleLevel,
@@ -698,7 +731,10 @@ fn push_console(
         None => fresh(text),
     };
     push_ring(ring, Arc::clone(&entry), MAX_CONSOLE_ERRORS);
-    out.emit(Event::Diff(Diff::ConsoleError { entry }));
+    out.emit(Event::Diff(Diff::ConsoleError {
+        tab_id: tab_id.clone(),
+        entry,
+    }));
 }
 
 /// Which session owns a frame whose process changes.

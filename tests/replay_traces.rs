@@ -188,7 +188,7 @@ fn two_dialogs_wedge_is_reported_blocked_then_released_by_navigation() {
         ]
     );
     let blocked_reason = run.diffs().find_map(|d| match d {
-        Diff::Page { page: Some(p) } if p.state == PageState::Blocked => p.reason.clone(),
+        Diff::Page { page: Some(p), .. } if p.state == PageState::Blocked => p.reason.clone(),
         _ => None,
     });
     assert!(blocked_reason.unwrap().contains("d-2"));
@@ -224,7 +224,7 @@ fn orphaned_dialog_blocks_the_page_after_reconnect_until_navigation() {
         ]
     );
     let mut live_again = run.events.iter().filter_map(|(t, e)| match e {
-        Event::Diff(Diff::Page { page: Some(p) }) if p.state == PageState::Live => Some(*t),
+        Event::Diff(Diff::Page { page: Some(p), .. }) if p.state == PageState::Live => Some(*t),
         _ => None,
     });
     assert_eq!(
@@ -248,7 +248,7 @@ fn frame_removal_takes_oopif_and_worker_and_crash_is_reported() {
     let removed: Vec<&str> = run
         .diffs()
         .filter_map(|d| match d {
-            Diff::FrameRemoved { frame_id } => Some(frame_id.as_str()),
+            Diff::FrameRemoved { frame_id, .. } => Some(frame_id.as_str()),
             _ => None,
         })
         .collect();

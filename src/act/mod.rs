@@ -444,6 +444,10 @@ pub struct ActResult {
     /// Where the time went, in seconds on the embedder's clock.
     #[serde(default)]
     pub timing: ActTiming,
+    /// The tabs the action opened (a `target=_blank` link, `window.open`): the first of
+    /// them is the current tab now.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opened_tabs: Vec<String>,
 }
 
 /// Where an action's time went, in seconds: locating the target and the input until its
@@ -532,6 +536,8 @@ fn command_code(e: &CommandError) -> &'static str {
         CommandError::SessionGone { .. } | CommandError::NotAttached => "session_gone",
         CommandError::Disconnected { .. } => "disconnected",
         CommandError::UnknownFrame { .. } | CommandError::NotAnOopif { .. } => "no_such_frame",
+        CommandError::Crashed { .. } => "crashed",
+        CommandError::NoSuchTab { .. } => "no_such_tab",
         _ => "bad_request",
     }
 }

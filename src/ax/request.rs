@@ -122,6 +122,18 @@ pub enum AxError {
         /// The dialog in the way.
         dialog: Box<PendingDialog>,
     },
+    /// The tab's renderer crashed.
+    #[error("tab {tab_id} crashed (its renderer is gone) and answers nothing; call recover on it to reload it, or close it")]
+    Crashed {
+        /// The tab.
+        tab_id: String,
+    },
+    /// No tab has that id.
+    #[error("no tab {tab_id}: it closed or never was; list the tabs and pick one of theirs")]
+    NoSuchTab {
+        /// The id given.
+        tab_id: String,
+    },
 }
 
 impl AxError {
@@ -138,6 +150,8 @@ impl AxError {
             AxError::StaleRef { .. } => "stale_ref",
             AxError::RootUnavailable { code, .. } => code,
             AxError::Blocked { .. } => "blocked",
+            AxError::Crashed { .. } => "crashed",
+            AxError::NoSuchTab { .. } => "no_such_tab",
         }
     }
 

@@ -33,12 +33,12 @@ use crate::act::{
 use crate::ax::AxError;
 use crate::cdp::CdpEvent;
 use crate::command::{CommandId, InFlight, Purpose};
-use crate::console::{append_arg, truncate};
 use crate::dialog::DialogPolicy;
 use crate::error::{CommandError, InputError};
 use crate::event::Event;
 use crate::keys::{press_events, type_events};
 use crate::limits::MAX_ACT_CONSOLE_LINES;
+use crate::remote_object::{append_arg, truncate};
 use crate::wire::to_raw;
 
 /// What each of the flow's commands is for.
@@ -781,7 +781,7 @@ impl ActFlow {
         let top = self.top_frame.as_str();
         match event {
             E::ConsoleApiCalled(ev) => {
-                let recorded = crate::console::is_recorded_level(&ev.kind);
+                let recorded = crate::remote_object::is_recorded_level(&ev.kind);
                 let line = if recorded {
                     just_recorded(ctx, session, now).map(|e| (e.text.clone(), e.frame_id.clone()))
                 } else {

@@ -1,10 +1,11 @@
 //! The attach flow: from an open connection to a supervised tab, and every child session
 //! set up on the way (see [`crate::manual::chromium_facts`], attaching).
 //!
-//! 1. `Target.getTargets`; pick the tab we had, else the configured one, else the first
-//!    target of type `page`.
-//! 2. `Target.attachToTarget {flatten: true}`; the session is known from its reply or from
-//!    the browser-level `Target.attachedToTarget`, whichever comes first.
+//! 1. The browser picks the page (`Target.getTargets` at connect) or its auto-attach
+//!    hands one over (a popup, a new tab: its session, paused).
+//! 2. `Target.attachToTarget {flatten: true}` for a page picked; the session is known from
+//!    its reply or from the browser-level `Target.attachedToTarget`, whichever comes
+//!    first. A page handed over is resumed last, after step 3.
 //! 3. On the page session, pipelined: `Page.enable` (its own deadline: no reply within
 //!    `enable_timeout` reports the page blocked), `Runtime.enable`, `Page.getFrameTree`
 //!    (seeds the frames of a loaded page), `Target.setAutoAttach`, and the bridge set-up.
@@ -12,7 +13,7 @@
 //!    `Runtime.runIfWaitingForDebugger` last; workers only the resume; service workers
 //!    the resume and a detach.
 //!
-//! The flow runs for the supervisor's life: a reconnect starts again at step 1.
+//! The flow runs for the tab's life: a reconnect starts again at step 1.
 
 use serde_json::value::RawValue;
 
@@ -24,8 +25,8 @@ use crate::error::{CommandError, InputError};
 use crate::event::Warning;
 use crate::session::TargetKind;
 use crate::snapshot::FrameInfo;
-use crate::supervisor::parse;
 use crate::tab::{EnableState, PagePhase, PageTrack};
+use crate::wire::parse;
 use crate::wire::to_raw;
 
 /// The attach flow's id (a singleton).
@@ -33,7 +34,6 @@ pub(crate) const ATTACH: FlowId = FlowId(1);
 
 /// What each of the flow's commands is for.
 mod step {
-    pub const GET_TARGETS: u16 = 0;
     pub const ATTACH_PAGE: u16 = 1;
     pub const PAGE_ENABLE: u16 = 2;
     pub const FRAME_TREE: u16 = 3;
@@ -73,11 +73,57 @@ fn tag(step: u16) -> Purpose {
 }
 
 impl AttachFlow {
-    /// Step 1, on every (re)connect.
-    pub fn start(&mut self, ctx: &mut FlowCtx<'_>) {
+    /// Attaches to the tab's target: `Target.attachToTarget {flatten: true}`; the session
+    /// is known from its reply or from the browser-level `Target.attachedToTarget`,
+    /// whichever comes first (the first tab at connect, the current tab after a
+    /// reconnect).
+    pub fn attach_target(&mut self, ctx: &mut FlowCtx<'_>, target_id: &str, url: &str) {
+        ctx.tab.set_page(PageTrack {
+            target_id: target_id.to_owned(),
+            session_id: None,
+            phase: PagePhase::Attaching,
+            enable: EnableState::Pending,
+            url: url.to_owned(),
+        });
+        let params = to_raw(&cdp::AttachToTargetParams {
+            target_id,
+            flatten: true,
+        });
         let t = ctx.config.setup_timeout;
-        ctx.out
-            .send(None, "Target.getTargets", None, tag(step::GET_TARGETS), t);
+        ctx.out.send(
+            None,
+            "Target.attachToTarget",
+            params.as_deref(),
+            tag(step::ATTACH_PAGE),
+            t,
+        );
+    }
+
+    /// A page session the browser's auto-attach gave: set it up, then resume it last when
+    /// it waits (a popup paused before its first script; see
+    /// [`crate::manual::chromium_facts`], tabs).
+    pub fn adopt_page(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        target_id: &str,
+        url: &str,
+        session_id: &str,
+        waiting: bool,
+    ) {
+        ctx.tab.set_page(PageTrack {
+            target_id: target_id.to_owned(),
+            session_id: None,
+            phase: PagePhase::Attaching,
+            enable: EnableState::Pending,
+            url: url.to_owned(),
+        });
+        self.on_page_attached(ctx, session_id);
+        self.resume_if_waiting(ctx, session_id, waiting);
+    }
+
+    /// The browser-level `Target.attachedToTarget` of the page we asked for.
+    pub fn page_session_known(&mut self, ctx: &mut FlowCtx<'_>, session_id: &str) {
+        self.on_page_attached(ctx, session_id);
     }
 
     pub fn deadline(&self) -> Option<f64> {
@@ -106,7 +152,6 @@ impl AttachFlow {
         reply: Reply<'_>,
     ) -> Result<FlowStatus, InputError> {
         match (step, reply) {
-            (step::GET_TARGETS, Ok(r)) => self.on_targets(ctx, r)?,
             (step::ATTACH_PAGE, Ok(r)) => {
                 let res: cdp::AttachToTargetResult<'_> = parse("Target.attachToTarget", r)?;
                 self.on_page_attached(ctx, &res.session_id);
@@ -169,69 +214,14 @@ impl AttachFlow {
         FlowStatus::Running
     }
 
-    /// The browser-level `Target.attachedToTarget` of the page we asked for.
+    /// The browser-level events are the browser's (see [`crate::Supervisor`]).
     pub fn on_event(
         &mut self,
-        ctx: &mut FlowCtx<'_>,
-        session: Option<&str>,
-        event: &CdpEvent<'_>,
+        _ctx: &mut FlowCtx<'_>,
+        _session: Option<&str>,
+        _event: &CdpEvent<'_>,
     ) -> FlowStatus {
-        if let (None, CdpEvent::AttachedToTarget(ev)) = (session, event) {
-            let ours = ctx
-                .tab
-                .page()
-                .is_some_and(|p| p.target_id == ev.target_info.target_id.as_ref());
-            if ours && ev.target_info.kind == "page" {
-                self.on_page_attached(ctx, &ev.session_id);
-            }
-        }
         FlowStatus::Running
-    }
-
-    fn on_targets(
-        &mut self,
-        ctx: &mut FlowCtx<'_>,
-        result: Option<&RawValue>,
-    ) -> Result<(), InputError> {
-        let targets: cdp::GetTargetsResult<'_> = parse("Target.getTargets", result)?;
-        let mut pages = targets.target_infos.iter().filter(|t| t.kind == "page");
-        let wanted = ctx
-            .tab
-            .page()
-            .map(|p| p.target_id.clone())
-            .or_else(|| ctx.config.target_id.clone());
-        let chosen = match &wanted {
-            Some(w) => pages.find(|t| t.target_id == w.as_str()),
-            None => pages.next(),
-        };
-        let Some(chosen) = chosen else {
-            ctx.out.warn(Warning::NoPageTarget { wanted });
-            if let Some(p) = ctx.tab.page_mut() {
-                p.phase = PagePhase::Detached;
-            }
-            return Ok(());
-        };
-        let target_id = chosen.target_id.to_string();
-        ctx.tab.set_page(PageTrack {
-            target_id: target_id.clone(),
-            session_id: None,
-            phase: PagePhase::Attaching,
-            enable: EnableState::Pending,
-            url: chosen.url.as_deref().unwrap_or("").to_owned(),
-        });
-        let params = to_raw(&cdp::AttachToTargetParams {
-            target_id: &target_id,
-            flatten: true,
-        });
-        let t = ctx.config.setup_timeout;
-        ctx.out.send(
-            None,
-            "Target.attachToTarget",
-            params.as_deref(),
-            tag(step::ATTACH_PAGE),
-            t,
-        );
-        Ok(())
     }
 
     /// Step 3: the page session is known.

@@ -57,17 +57,7 @@ use crate::outbox::Outbox;
 use crate::tab::Tab;
 use crate::wire::CdpError;
 
-/// A flow's identity; replies to its commands carry it back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct FlowId(pub u64);
-
-/// Which flow a command belongs to, and which of its steps: the `Purpose` of a flow's
-/// command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FlowTag {
-    pub flow: FlowId,
-    pub step: u16,
-}
+pub(crate) use crate::command::{FlowId, FlowTag};
 
 /// What a flow may use. Borrowed per call, so a flow cannot keep any of it.
 pub(crate) struct FlowCtx<'a> {

@@ -32,7 +32,7 @@ impl ReplayRun {
     pub fn page_states(&self) -> Vec<PageState> {
         let mut states: Vec<PageState> = Vec::new();
         for d in self.diffs() {
-            if let Diff::Page { page: Some(p) } = d {
+            if let Diff::Page { page: Some(p), .. } = d {
                 if states.last() != Some(&p.state) {
                     states.push(p.state);
                 }

@@ -1959,7 +1959,7 @@ impl Driver {
         self.mirror.apply(diff);
         let strict = self.checks.mirror;
         match diff {
-            Diff::FrameAdded { frame } => {
+            Diff::FrameAdded { frame, .. } => {
                 assert!(
                     !strict || !self.known_frames.contains_key(&frame.frame_id),
                     "frame_added for known frame {}",
@@ -1969,7 +1969,7 @@ impl Driver {
                 self.known_frames
                     .insert(frame.frame_id.clone(), (self.frame_seq, frame.clone()));
             }
-            Diff::FrameUpdated { frame } => {
+            Diff::FrameUpdated { frame, .. } => {
                 let known = self.known_frames.get_mut(&frame.frame_id);
                 assert!(
                     !strict || known.is_some(),
@@ -1980,7 +1980,7 @@ impl Driver {
                     k.1 = frame.clone();
                 }
             }
-            Diff::FrameRemoved { frame_id } => {
+            Diff::FrameRemoved { frame_id, .. } => {
                 let known = self.known_frames.remove(frame_id);
                 assert!(
                     !strict || known.is_some(),
@@ -2004,7 +2004,9 @@ impl Driver {
                 );
             }
             Diff::ConsoleError { .. } => {}
-            Diff::Page { page } => self.page_target = page.as_ref().map(|p| p.target_id.clone()),
+            Diff::Page { page, .. } => {
+                self.page_target = page.as_ref().map(|p| p.target_id.clone())
+            }
             _ => {}
         }
     }

@@ -22,9 +22,9 @@ const MAX_FRAMES: usize = 10_000;
 ///     frame_id: id.into(), parent_frame_id: parent.map(Into::into), url: format!("http://x/{id}"),
 ///     origin: "http://x".into(), name: String::new(), is_oopif: oopif, session_id: None };
 /// let mut view = LiveView::default();
-/// view.line(&Diff::FrameAdded { frame: frame("TOP", None, false) });
-/// view.line(&Diff::FrameAdded { frame: frame("A", Some("TOP"), true) });
-/// let line = view.line(&Diff::FrameAdded { frame: frame("B", Some("A"), true) });
+/// view.line(&Diff::FrameAdded { tab_id: None, frame: frame("TOP", None, false) });
+/// view.line(&Diff::FrameAdded { tab_id: None, frame: frame("A", Some("TOP"), true) });
+/// let line = view.line(&Diff::FrameAdded { tab_id: None, frame: frame("B", Some("A"), true) });
 /// assert_eq!(line.as_deref(), Some("+ frame B  depth 2  OOPIF  http://x/B"));
 /// ```
 #[derive(Debug, Default)]
@@ -88,7 +88,9 @@ impl LiveView {
     pub fn line(&mut self, diff: &Diff) -> Option<String> {
         let line = self.render(diff)?;
         let key = match diff {
-            Diff::FrameAdded { frame } | Diff::FrameUpdated { frame } => frame.frame_id.as_str(),
+            Diff::FrameAdded { frame, .. } | Diff::FrameUpdated { frame, .. } => {
+                frame.frame_id.as_str()
+            }
             Diff::Page { .. } => "",
             _ => return Some(line),
         };
@@ -104,15 +106,15 @@ impl LiveView {
 
     fn render(&mut self, diff: &Diff) -> Option<String> {
         Some(match diff {
-            Diff::FrameAdded { frame } => {
+            Diff::FrameAdded { frame, .. } => {
                 self.remember(&frame.frame_id, frame.parent_frame_id.as_ref());
                 self.frame_line('+', frame)
             }
-            Diff::FrameUpdated { frame } => {
+            Diff::FrameUpdated { frame, .. } => {
                 self.remember(&frame.frame_id, frame.parent_frame_id.as_ref());
                 self.frame_line('~', frame)
             }
-            Diff::FrameRemoved { frame_id } => {
+            Diff::FrameRemoved { frame_id, .. } => {
                 self.parents.remove(frame_id);
                 self.shown.remove(frame_id);
                 format!("- frame {frame_id}  gone")
@@ -139,7 +141,7 @@ impl LiveView {
                     .unwrap_or_default(),
                 if dialog.accepted { "accepted" } else { "dismissed" }
             ),
-            Diff::ConsoleError { entry } => format!(
+            Diff::ConsoleError { entry, .. } => format!(
                 "x console {} in frame {}: {}",
                 serde_json::to_value(entry.level)
                     .ok()
@@ -148,14 +150,14 @@ impl LiveView {
                 entry.frame_id.as_deref().unwrap_or("?"),
                 entry.text
             ),
-            Diff::Page { page: Some(page) } => match (&page.state, &page.reason) {
+            Diff::Page { page: Some(page), .. } => match (&page.state, &page.reason) {
                 (PageState::Blocked, reason) => format!(
                     "# page BLOCKED{}\n    release it: {{\"id\":1,\"cmd\":\"recover\"}}",
                     reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default()
                 ),
                 (state, _) => format!("# page {}  (target {})", state_word(*state), page.target_id),
             },
-            Diff::Page { page: None } => "# no page attached".to_owned(),
+            Diff::Page { page: None, .. } => "# no page attached".to_owned(),
             _ => return None,
         })
     }
@@ -182,25 +184,45 @@ mod tests {
     fn a_cycle_of_parents_reads_unknown_depth_and_gone_frames_are_forgotten() {
         let mut view = LiveView::default();
         view.line(&Diff::FrameAdded {
+            tab_id: None,
             frame: frame("A", Some("B")),
         });
         let line = view.line(&Diff::FrameAdded {
+            tab_id: None,
             frame: frame("B", Some("A")),
         });
         assert!(line.unwrap().contains("depth ?"));
         view.line(&Diff::FrameRemoved {
+            tab_id: None,
             frame_id: "A".into(),
         });
         view.line(&Diff::FrameRemoved {
+            tab_id: None,
             frame_id: "B".into(),
         });
         assert!(view.parents.is_empty() && view.shown.is_empty());
         // An update that changes nothing visible shows no line; one that does, shows.
         let mut f = frame("C", None);
-        assert!(view.line(&Diff::FrameAdded { frame: f.clone() }).is_some());
+        assert!(view
+            .line(&Diff::FrameAdded {
+                tab_id: None,
+                frame: f.clone()
+            })
+            .is_some());
         f.session_id = Some("S".into());
-        assert_eq!(view.line(&Diff::FrameUpdated { frame: f.clone() }), None);
+        assert_eq!(
+            view.line(&Diff::FrameUpdated {
+                tab_id: None,
+                frame: f.clone()
+            }),
+            None
+        );
         f.url = "http://x/".into();
-        assert!(view.line(&Diff::FrameUpdated { frame: f }).is_some());
+        assert!(view
+            .line(&Diff::FrameUpdated {
+                tab_id: None,
+                frame: f
+            })
+            .is_some());
     }
 }

@@ -312,7 +312,7 @@ pub fn typed(kind: &str, object: &Value) -> String {
 ///
 /// ```
 /// use cdp_supervisor::Diff;
-/// let line = cdp_supervise::protocol::diff_line(&Diff::FrameRemoved { frame_id: "F".into() });
+/// let line = cdp_supervise::protocol::diff_line(&Diff::FrameRemoved { tab_id: None, frame_id: "F".into() });
 /// assert_eq!(line, r#"{"type":"diff","frame_id":"F","op":"frame_removed"}"#);
 /// ```
 pub fn diff_line(diff: &Diff) -> String {

@@ -860,7 +860,10 @@ impl Driver {
                     }
                 }
                 Event::Warning(warning) => debug(&format!("warning: {warning}")),
-                Event::Diff(Diff::Page { page }) => self.page = page.clone(),
+                // The current tab's page entry (another tab's diff, or a new current tab).
+                Event::Diff(Diff::Page { .. } | Diff::CurrentTab { .. }) => {
+                    self.page = self.sup.page()
+                }
                 _ => {}
             }
             self.broadcast(ClientEvent::Event(event));

@@ -67,9 +67,9 @@ impl Agent {
     ) -> Result<(), String> {
         match event {
             // 1. The page is live: open the page.
-            Event::Diff(Diff::Page { page: Some(page) })
-                if page.state == PageState::Live && self.navigate.is_none() =>
-            {
+            Event::Diff(Diff::Page {
+                page: Some(page), ..
+            }) if page.state == PageState::Live && self.navigate.is_none() => {
                 let params = serde_json::json!({ "url": PAGE }).to_string();
                 let params = RawValue::from_string(params).map_err(|e| e.to_string())?;
                 let id = sup
