@@ -804,6 +804,15 @@ impl Supervisor {
     ) -> Result<CommandId, AxError> {
         self.out.advance(now);
         let key = self.ax_key(tab_id)?;
+        // A dialog of a tab sharing this tab's renderer holds its top frame (fact 25b); the
+        // tab's own dialogs are weighed per frame by the snapshot (fact 26).
+        if let Some(dialog) = self.shared_renderer_pending(key) {
+            let top = self.tabs.get(&key).map(|t| t.tab_id.to_string());
+            return Err(AxError::Blocked {
+                frame_id: options.frame_id.clone().or(top).unwrap_or_default(),
+                dialog: Box::new(dialog),
+            });
+        }
         self.with_tab(key, |tab, out, env| tab.ax_snapshot(out, env, &options))
             .unwrap_or(Err(AxError::NotAttached))
     }

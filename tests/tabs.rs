@@ -259,6 +259,12 @@ fn a_same_site_popups_dialog_blocks_its_openers_calls_at_once() {
         .act_in(h.now, Some(PAGE), Action::Reload, ActOptions::default())
         .unwrap_err();
     assert_eq!(e.code(), "blocked");
+    let e = h
+        .sup
+        .ax_snapshot_in(h.now, Some(PAGE), Default::default())
+        .unwrap_err();
+    assert_eq!(e.code(), "blocked");
+    assert_eq!(e.dialog().map(|d| d.id.as_str()), Some("d-1"));
 }
 
 #[test]

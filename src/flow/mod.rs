@@ -133,8 +133,9 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.on_event(ctx, session, event),
             AnyFlow::Evaluate(f) => f.on_event(ctx, session, event),
-            // They want no event (`wants`): nothing to offer.
-            AnyFlow::AxSnapshot(_) | AnyFlow::ResolveRef(_) => FlowStatus::Running,
+            AnyFlow::AxSnapshot(f) => f.on_event(ctx, event),
+            // It wants no event (`wants`): nothing to offer.
+            AnyFlow::ResolveRef(_) => FlowStatus::Running,
             AnyFlow::Act(f) => f.on_event(ctx, session, event),
         }
     }
@@ -148,13 +149,14 @@ impl AnyFlow {
             AnyFlow::Attach(_) => {
                 session.is_none() && matches!(event, CdpEvent::AttachedToTarget(_))
             }
-            AnyFlow::Evaluate(_) => {
+            // A dialog that opens (a bridge dialog is a paused request) blocks them.
+            AnyFlow::Evaluate(_) | AnyFlow::AxSnapshot(_) => {
                 matches!(
                     event,
                     CdpEvent::DialogOpening(_) | CdpEvent::RequestPaused(_)
                 )
             }
-            AnyFlow::AxSnapshot(_) | AnyFlow::ResolveRef(_) => false,
+            AnyFlow::ResolveRef(_) => false,
             // Console lines, dialogs, navigations and lifecycle of the tab.
             AnyFlow::Act(_) => true,
         }

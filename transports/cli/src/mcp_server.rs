@@ -363,11 +363,16 @@ fn agent_tool(client: &Client, call: ToolCall) -> Outcome {
         }
         ToolCall::Evaluate {
             expression,
+            function,
             reference,
             frame_id,
             timeout_ms,
         } => {
-            let mut evaluation = Evaluation::new(&expression);
+            let mut evaluation = if function {
+                Evaluation::function(&expression)
+            } else {
+                Evaluation::new(&expression)
+            };
             if let Some(frame) = &frame_id {
                 evaluation = evaluation.in_frame(frame);
             }

@@ -53,7 +53,8 @@ pub enum Command {
         /// Its deadline ([`DEFAULT_CDP_TIMEOUT`] unless `timeout_ms` says otherwise).
         timeout: Duration,
     },
-    /// `{"cmd":"evaluate","expression":"...","frame_id":"F","ref":"e3","backend_node_id":12,"timeout_ms":2000}`.
+    /// `{"cmd":"evaluate","expression":"...","frame_id":"F","ref":"e3","backend_node_id":12,"timeout_ms":2000}`,
+    /// or `"function":"() => ..."` (a function's source, called) for `expression`.
     Evaluate(cdp_supervisor::Evaluation),
     /// `{"cmd":"recover"}`: release a page blocked by a dialog left open.
     Recover,

@@ -4,7 +4,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use cdp_supervise::demo::{DemoSite, DEMO_INTERVAL_S};
-use cdp_supervise::evaluate::{error_of, value_line};
+use cdp_supervise::evaluate::{error_of, eval_error_line, value_line};
 use cdp_supervise::lines::{Line, LineReader, MAX_LINE};
 use cdp_supervise::live_view::LiveView;
 use cdp_supervise::protocol::{
@@ -316,6 +316,10 @@ fn handle_line<'scope>(
                 emit(&match client.ax_snapshot(options) {
                     Ok(ax) => {
                         result_line(&id, "ax", serde_json::to_value(ax).unwrap_or(Value::Null))
+                    }
+                    // `blocked` names the dialog, as an evaluate's does.
+                    Err(ClientError::Ax(e)) => {
+                        eval_error_line(&id, e.code(), &e.to_string(), e.dialog())
                     }
                     Err(e) => client_error_line(&id, &e),
                 });

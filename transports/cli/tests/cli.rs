@@ -542,6 +542,106 @@ fn watch_ax_snapshot_sees_every_frame() {
     stop_exits_0(&mut cli, 4);
 }
 
+/// `ax_snapshot` with a dialog pending answers at once (under 100 ms), naming the dialog:
+/// with an alert in the cross-site OOPIF, the outline of the top and srcdoc frames with the
+/// OOPIF (and the OOPIF nested in it) left out for that dialog; with an alert in the nested
+/// OOPIF, which is back on the top's site and so shares the top's renderer, a `blocked`
+/// error line with `dialog_id` and `dialog`. Once answered, every frame is outlined again.
+#[test]
+fn watch_ax_snapshot_with_a_dialog_pending_answers_at_once_naming_it() {
+    let Some(browser) = browser_or_skip("cli-ax-dialog") else {
+        return;
+    };
+    let (_site, mut cli) = watching_the_demo(&browser);
+    let nested = nested_oopif_id(&mut cli);
+    let headings = |ax: &Value| {
+        ax["refs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| r["role"] == "heading")
+            .count()
+    };
+    // Every document loaded: four headings.
+    let end = Instant::now() + WAIT;
+    let mut id = 100;
+    let cross = loop {
+        id += 1;
+        cli.send(json!({"id": id, "cmd": "ax_snapshot"}));
+        let r = cli.expect("ax result", is_result(id));
+        if headings(&r["ax"]) == 4 {
+            let cross = r["ax"]["refs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["name"] == "cross frame")
+                .unwrap()["frame_id"]
+                .clone();
+            break cross;
+        }
+        assert!(Instant::now() < end, "never all four: {r}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    // Raises an alert in `frame` and waits for it to show; its dialog id.
+    let alert_in = |cli: &mut Sidecar, id: i64, frame: &Value, message: &str| {
+        cli.send(json!({"id": id, "cmd": "evaluate", "frame_id": frame,
+            "expression": format!("setTimeout(() => alert('{message}'), 0); 'scheduled'")}));
+        cli.expect("scheduled", is_result(id));
+        cli.expect("dialog_opened", |v| {
+            v["op"] == "dialog_opened" && v["dialog"]["message"] == message
+        })["dialog"]["id"]
+            .clone()
+    };
+    // Sends an ax_snapshot and times its answer.
+    let timed = |cli: &mut Sidecar, id: i64| {
+        let start = Instant::now();
+        cli.send(json!({"id": id, "cmd": "ax_snapshot", "timeout_ms": 10000}));
+        let r = cli.expect("ax answer", is_result(id));
+        let took = start.elapsed();
+        assert!(took < Duration::from_millis(100), "took {took:?}: {r}");
+        r
+    };
+
+    let dialog = alert_in(&mut cli, 2, &cross, "in the cross frame");
+    let r = timed(&mut cli, 3);
+    assert_eq!(r["type"], "result", "{r}");
+    assert_eq!(headings(&r["ax"]), 2, "the top and srcdoc frames: {r}");
+    let left = r["ax"]["frames_left_out"].as_array().unwrap();
+    let of = |frame: &Value| left.iter().find(|f| f["frame_id"] == *frame).cloned();
+    let reason = of(&cross).unwrap_or_else(|| panic!("{r}"))["reason"].clone();
+    assert!(
+        reason.as_str().unwrap().contains(dialog.as_str().unwrap()),
+        "{reason}"
+    );
+    assert!(of(&nested).is_some(), "{r}");
+    cli.send(json!({"id": 4, "cmd": "dialog", "action": "accept", "dialog_id": dialog}));
+    cli.expect("answered", is_result(4));
+
+    let dialog = alert_in(&mut cli, 5, &nested, "in the nested frame");
+    let e = timed(&mut cli, 6);
+    assert_eq!(
+        (e["type"].as_str(), e["code"].as_str()),
+        (Some("error"), Some("blocked")),
+        "{e}"
+    );
+    assert_eq!(e["dialog_id"], dialog, "{e}");
+    assert_eq!(e["dialog"]["frame_id"], nested, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains(dialog.as_str().unwrap()),
+        "{e}"
+    );
+    cli.send(json!({"id": 7, "cmd": "dialog", "action": "accept", "dialog_id": dialog}));
+    cli.expect("answered", is_result(7));
+
+    cli.send(json!({"id": 8, "cmd": "ax_snapshot"}));
+    let r = cli.expect("ax result", is_result(8));
+    assert_eq!(headings(&r["ax"]), 4, "{r}");
+    stop_exits_0(&mut cli, 9);
+}
+
 /// The rest of the sidecar protocol: `--policy` and `--dialog-timeout` on the command
 /// line (the watchdog closes a dialog after the timeout), lines that are not commands get
 /// an error line each and the sidecar goes on, `settle` answers what is pending,
@@ -845,6 +945,23 @@ fn watch_evaluate() {
     let (r, took) = ask(&mut cli, json!({"expression": "window.frameLabel"}));
     assert_eq!(r["value"], "top", "{r}");
     assert!(took < budget, "{took:?}");
+
+    // `function` is a function's source, called; a stuck one ends in its budget.
+    let (r, _) = ask(&mut cli, json!({"function": "() => 6*7"}));
+    assert_eq!(r, json!({"type": "result", "id": r["id"], "value": 42}));
+    let (r, took) = ask(
+        &mut cli,
+        json!({"function": "() => { while (true) {} }", "timeout_ms": 500}),
+    );
+    assert_eq!(r["code"], "timeout", "{r}");
+    assert!(took <= budget + margin, "{took:?}");
+    let (r, _) = ask(
+        &mut cli,
+        json!({"function": "async function () { return window.frameLabel }", "frame_id": nested}),
+    );
+    assert_eq!(r["value"], "nested", "{r}");
+    let (r, _) = ask(&mut cli, json!({"function": "() => 1", "expression": "1"}));
+    assert_eq!(r["code"], "bad_request", "{r}");
 
     let (r, took) = ask(
         &mut cli,

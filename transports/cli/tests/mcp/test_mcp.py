@@ -7,7 +7,10 @@ Against a real headless Chromium the server launches: list the tools; navigate t
 page with a cross-site iframe; a snapshot shows the iframe's button with a ref; click it by
 ref and get an image back; an `alert` raised from inside the iframe is named in the next
 result; answer it with browser_handle_dialog; a `while(true){}` evaluate with a 1 s budget
-returns an error in time and the next call works; browser_close leaves no browser running.
+returns an error in time and the next call works; `function` is called (an arrow, an async
+function, with an element ref) and a stuck one ends in its budget; a snapshot with an
+alert pending in the nested OOPIF answers at once, naming the dialog; browser_close leaves
+no browser running.
 Then an unreachable --cdp endpoint: an error naming --fallback-local, and with it a local
 browser and the warning in the first result, the URL's secret redacted in both. Then, with a
 display (CI: `xvfb-run -a`), `--headed`: a browser with a window, supervised the same way.
@@ -30,7 +33,8 @@ BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/debug/cdp
 
 
 def serve():
-    """Two sites on loopback: the top page on 127.0.0.1, its iframe on localhost (an OOPIF)."""
+    """Two sites on loopback: the top page on 127.0.0.1, its iframe on localhost (an OOPIF),
+    which nests one back on 127.0.0.1 (an OOPIF in the top's renderer)."""
     ports = {}
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -44,7 +48,11 @@ def serve():
             elif self.path.startswith("/frame"):
                 body = ('<title>frame</title><button id="b" onclick="window.clicked = (window.clicked||0) + 1; '
                         'console.log(\'clicked in frame\')">Buy now</button>'
-                        '<button id="a" onclick="setTimeout(() => alert(\'Hello from the frame\'), 50)">Alert me</button>')
+                        '<button id="a" onclick="setTimeout(() => alert(\'Hello from the frame\'), 50)">Alert me</button>'
+                        f'<iframe id="n" src="http://127.0.0.1:{ports["port"]}/nested" width="300" height="80"></iframe>')
+            elif self.path.startswith("/nested"):
+                body = ('<title>nested</title><button onclick="setTimeout(() => alert(\'Hello from the nested frame\'), 50)">'
+                        'Deep alert</button>')
             else:
                 body = "nothing here"
             data = body.encode()
@@ -134,6 +142,45 @@ async def main():
         check(r.is_error and took < 3.0, f"a while(true) evaluate with a 1 s budget errs in time ({took:.2f} s)", r)
         r = await client.call_tool("browser_evaluate", {"expression": "document.title"})
         check(not r.is_error and "MCP top" in text_of(r), "the next call works", r)
+
+        r = await client.call_tool("browser_evaluate", {"function": "() => 6*7"})
+        check(not r.is_error and text_of(r).startswith("42"), "`function` is called: () => 6*7 answers 42", r)
+        r = await client.call_tool("browser_evaluate", {"function": "async () => { await new Promise(r => setTimeout(r, 10)); return document.title; }"})
+        check(not r.is_error and text_of(r).startswith('"MCP top"'), "an async function's promise is awaited", r)
+        r = await client.call_tool("browser_evaluate", {"function": "(element) => element.tagName", "ref": ref})
+        check(not r.is_error and text_of(r).startswith('"BUTTON"'), "with a ref, the function is called with the element", r)
+        r = await client.call_tool("browser_evaluate", {"expression": "() => 6*7"})
+        check(not r.is_error and text_of(r).startswith("42"), "an expression whose value is a function calls it", r)
+        started = time.monotonic()
+        r = await client.call_tool("browser_evaluate", {"function": "() => { while (true) {} }", "timeout_ms": 1000})
+        took = time.monotonic() - started
+        check(r.is_error and "ran past its 1000 ms budget" in text_of(r), "a stuck function is terminated at its budget", r)
+        check(took < 1.5, f"within its budget + 0.5 s ({took:.2f} s)", r)
+        started = time.monotonic()
+        r = await client.call_tool("browser_evaluate", {"function": "() => 6*7"})
+        took = time.monotonic() - started
+        check(not r.is_error and text_of(r).startswith("42") and took < 0.5,
+              f"and the next call answers 42 at once ({took:.2f} s)", r)
+
+        r = await client.call_tool("browser_snapshot", {})
+        m = re.search(r'button "Deep alert" \[ref=(e\d+)\]', text_of(r))
+        check(not r.is_error and m is not None, "the nested OOPIF's button has a ref", r)
+        r = await client.call_tool("browser_click", {"ref": m.group(1)})
+        dialog = re.search(r"(d-\d+) alert", text_of(r))
+        if dialog is None:
+            r = await client.call_tool("browser_console_messages", {})
+            dialog = re.search(r"(d-\d+) alert", text_of(r))
+        check(dialog is not None and "Hello from the nested frame" in text_of(r), "an alert in the nested OOPIF is named", r)
+        started = time.monotonic()
+        r = await client.call_tool("browser_snapshot", {})
+        took = time.monotonic() - started
+        check(r.is_error and dialog.group(1) in text_of(r) and "blocks the renderer" in text_of(r),
+              "a snapshot with the nested OOPIF's alert pending is blocked by that dialog, named", r)
+        check(took < 0.1, f"and answers at once ({took * 1000:.0f} ms)", r)
+        r = await client.call_tool("browser_handle_dialog", {"accept": True, "dialog_id": dialog.group(1)})
+        check(not r.is_error, "the nested OOPIF's alert is answered", r)
+        r = await client.call_tool("browser_snapshot", {})
+        check(not r.is_error and "Deep alert" in text_of(r) and "Buy now" in text_of(r), "then every frame is outlined again", r)
 
         r = await client.call_tool("browser_click", {})
         check(r.is_error and "ref" in text_of(r), "a missing argument is an error naming it", r)
