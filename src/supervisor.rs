@@ -1045,9 +1045,10 @@ impl Supervisor {
                         self.remove_tab(old);
                     }
                 }
+                let title = chosen.title.as_deref();
                 let key = match self.by_target.get(&target) {
                     Some(k) => *k,
-                    None => self.add_tab(&target, None),
+                    None => self.add_tab(&target, None, &url, title, false),
                 };
                 if let Some(tab) = self.tabs.get_mut(&key) {
                     tab.target_url.clone_from(&url);
@@ -1235,17 +1236,10 @@ impl Supervisor {
             .as_deref()
             .filter(|o| self.by_target.contains_key(*o))
             .map(str::to_owned);
-        let key = self.add_tab(target, opener.as_deref());
-        if let Some(tab) = self.tabs.get_mut(&key) {
-            tab.opener_access = info.can_access_opener;
-            info.url
-                .as_deref()
-                .unwrap_or("")
-                .clone_into(&mut tab.target_url);
-            if let Some(title) = info.title.as_deref() {
-                title.clone_into(&mut tab.title);
-            }
-        }
+        let url = info.url.as_deref().unwrap_or("");
+        let title = info.title.as_deref();
+        let access = info.can_access_opener;
+        let key = self.add_tab(target, opener.as_deref(), url, title, access);
         self.with_tab(key, |tab, out, env| {
             tab.adopt_session(out, env, session, waiting)
         });
@@ -1325,10 +1319,20 @@ impl Supervisor {
 
     // ---- the tab table ---------------------------------------------------------------
 
-    fn add_tab(&mut self, target: &str, opener: Option<&str>) -> TabKey {
+    fn add_tab(
+        &mut self,
+        target: &str,
+        opener: Option<&str>,
+        url: &str,
+        title: Option<&str>,
+        opener_access: bool,
+    ) -> TabKey {
         self.last_key += 1;
         let key = TabKey(self.last_key);
-        let tab = TabSupervisor::new(key, target, opener, &self.env);
+        let mut tab = TabSupervisor::new(key, target, opener, &self.env);
+        url.clone_into(&mut tab.target_url);
+        tab.title = title.unwrap_or_default().to_owned();
+        tab.opener_access = opener_access;
         self.tabs.insert(key, tab);
         self.by_target.insert(target.to_owned(), key);
         let info = self.tabs.get(&key).map(|t| t.info(&self.env, false));
