@@ -1145,11 +1145,30 @@ impl Supervisor {
             Vec::new()
         };
         let crashed = matches!(&*event, E::TargetCrashed);
+        let newest_before = self
+            .tabs
+            .get(&key)
+            .and_then(|t| t.newest_pending().map(str::to_owned));
         let r = self
             .with_tab_sharing(key, &sharing, |tab, out, env| {
                 tab.on_event(out, env, method, session, event)
             })
             .unwrap_or(Ok(()));
+        // A new dialog stalls the running actions and evaluates of the tabs that share its
+        // renderer too (fact 25b): they end as blocked, as by one of their own.
+        let opened = self
+            .tabs
+            .get(&key)
+            .filter(|_| !sharing.is_empty())
+            .and_then(|t| t.newest_unanswered().cloned())
+            .filter(|d| Some(&d.id) != newest_before.as_ref());
+        if let Some(dialog) = opened {
+            for other in sharing {
+                self.with_tab(other, |tab, out, env| {
+                    tab.on_shared_dialog(out, env, &dialog)
+                });
+            }
+        }
         if page_gone {
             // The tab's target is gone (closed, or detached by someone else). The last
             // tab stays, detached, so that a one-tab client sees what it always saw.

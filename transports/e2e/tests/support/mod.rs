@@ -13,4 +13,5 @@ pub mod dialog_proxy;
 pub mod noise_canvas;
 pub mod relay;
 pub mod smol;
+pub mod tabs_site;
 pub mod tls_relay;
