@@ -36,7 +36,10 @@ fn a_popup_is_listed_current_usable_and_closed_back_to_its_opener() {
         let popup = r.opened_tabs.first().cloned().expect("the popup is named");
         c.wait_for(WAIT, "the popup live", |s| {
             s.tabs.iter().any(|t| {
-                t.tab_id == popup && t.current && t.state == TabState::Live && t.url.contains("/popup")
+                t.tab_id == popup
+                    && t.current
+                    && t.state == TabState::Live
+                    && t.url.contains("/popup")
             })
         })
         .await
