@@ -355,6 +355,51 @@ fn a_crashed_tab_answers_crashed_at_once_and_recover_brings_it_back() {
     );
 }
 
+/// `close_tab` without `force` runs the page's `beforeunload`: the page asks to stay, the
+/// answer says so with the pending dialog, and accepting it closes the tab; with `force`
+/// nothing is asked.
+#[test]
+fn closing_a_tab_that_asks_to_stay() {
+    let Some(w) = tabs_world("tabs-beforeunload") else {
+        return;
+    };
+    let c = &w.client;
+    let open_leave = || {
+        let tab = c.new_tab(&w.site.url("/leave")).unwrap().tab_id;
+        wait_tab(c, &tab, "/leave");
+        // The gesture Chromium wants before it shows a beforeunload dialog.
+        act(c, click(TabsSite::LINK));
+        assert_eq!(eval_in(c, Some(&tab), "window.armed"), json!(true));
+        tab
+    };
+    let tab = open_leave();
+    let asked = c.close_tab(Some(&tab), false).unwrap();
+    assert!(!asked.closed, "{asked:?}");
+    let dialog = asked.dialog.expect("the beforeunload dialog");
+    assert_eq!(dialog.kind.to_string(), "beforeunload");
+    assert_eq!(dialog.tab_id.as_deref(), Some(tab.as_str()));
+    assert!(
+        c.tabs().unwrap().iter().any(|t| t.tab_id == tab),
+        "still open"
+    );
+    c.respond_dialog(DialogAction::Accept, None, Some(&dialog.id))
+        .unwrap();
+    c.wait_for(WAIT, "the tab gone", |s| {
+        s.tabs.iter().all(|t| t.tab_id != tab)
+    })
+    .unwrap();
+    assert_eq!(c.tabs().unwrap()[0].tab_id, w.opener);
+    assert!(c.tabs().unwrap()[0].current);
+
+    let tab = open_leave();
+    let closed = c.close_tab(None, true).unwrap();
+    assert!(
+        closed.closed && closed.tab_id == tab && closed.dialog.is_none(),
+        "{closed:?}"
+    );
+    assert!(c.snapshot().unwrap().pending_dialogs.is_empty());
+}
+
 fn host_of(url: &str) -> &str {
     url.split("://").nth(1).unwrap().split('/').next().unwrap()
 }

@@ -9,6 +9,9 @@
 //! - `window.open('/alert-popup')` (same site: its alert stalls the opener too, fact 25b);
 //! - `window.open('//localhost:P/alert-popup')` (cross-site: it stalls nothing else);
 //! - a counter, `window.count`.
+//!
+//! `/leave` arms `beforeunload`; its button (at [`TabsSite::LINK`]) gives the gesture
+//! Chromium wants before it asks.
 
 use cdp_supervise::demo::other_host;
 use cdp_supervise::serve::{Request, Response, Server};
@@ -46,6 +49,12 @@ fn handle(req: &Request) -> Response {
             "alerting popup",
             "<p>after the alert</p>",
             "alert('first script of ' + location.host); window.after = 'resumed';",
+        )),
+        // Asks before it goes (Chromium shows it only after a user gesture: click `stay`).
+        "/leave" => Response::html(page(
+            "leave",
+            "<button id=stay style=top:0 onclick=\"window.armed = true\">stay</button>",
+            "window.onbeforeunload = function (e) { e.preventDefault(); e.returnValue = ''; };",
         )),
         _ => Response::not_found(),
     }
