@@ -1219,6 +1219,16 @@ fn tabs_through_stdin() {
     // A crashed tab (on the other site: a renderer of its own).
     cli.send(json!({"id": 10, "cmd": "tab_new", "url": site.cross_url("/nested")}));
     let crashing = cli.expect("tab_new", is_result(10))["tab"]["tab_id"].clone();
+    // Loaded first: Chromium refuses to crash a page with a navigation pending.
+    let end = Instant::now() + WAIT;
+    loop {
+        cli.send(json!({"id": 20, "cmd": "evaluate", "expression": "document.readyState", "tab_id": crashing}));
+        if cli.expect("readyState", is_result(20))["value"] == "complete" {
+            break;
+        }
+        assert!(Instant::now() < end, "the tab never loaded");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     // Page.crash never replies (fact 25c): its line comes when the crash is seen.
     cli.send(json!({"id": 11, "cmd": "cdp", "method": "Page.crash", "tab_id": crashing}));
     cli.expect("tab crashed", |v| {

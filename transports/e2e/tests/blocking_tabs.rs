@@ -72,11 +72,26 @@ fn wait_tab(client: &Client, tab_id: &str, url_part: &str) -> TabInfo {
     snap.tabs.into_iter().find(live).unwrap()
 }
 
+/// Waits until tab `tab_id`'s document has loaded. Nothing in the snapshot says so, and
+/// its first context may not be known yet (`no_context`): poll.
+fn wait_loaded(client: &Client, tab_id: &str) {
+    let end = Instant::now() + WAIT;
+    loop {
+        let state = client.evaluate_in(Some(tab_id), Evaluation::new("document.readyState"));
+        if matches!(&state, Ok(v) if v.value == json!("complete")) {
+            return;
+        }
+        assert!(Instant::now() < end, "tab {tab_id} never loaded: {state:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// The tab an action opened: exactly one, current, listed with its opener.
 fn opened_by(w: &TabsWorld, r: &ActResult, url_part: &str) -> String {
     assert_eq!(r.opened_tabs.len(), 1, "{r:?}");
     let tab = r.opened_tabs[0].clone();
     let info = wait_tab(&w.client, &tab, url_part);
+    wait_loaded(&w.client, &tab);
     assert!(info.current, "{info:?}");
     assert_eq!(info.opener_tab_id.as_deref(), Some(w.opener.as_str()));
     let tabs = w.client.tabs().unwrap();
@@ -212,6 +227,7 @@ fn first_script_alert_of_a_same_site_popup_blocks_its_opener_until_answered() {
     assert_eq!(closed.tab_id.as_deref(), Some(popup.as_str()));
     assert!(pending.wait().unwrap().contains('4'));
     wait_tab(c, &popup, "/alert-popup");
+    wait_loaded(c, &popup);
     assert_eq!(eval_in(c, None, "window.after"), json!("resumed"));
     assert_eq!(
         eval_in(c, Some(&w.opener), "document.title"),
@@ -299,6 +315,7 @@ fn a_crashed_tab_answers_crashed_at_once_and_recover_brings_it_back() {
     assert!(tab.current && tab.opener_tab_id.is_none(), "{tab:?}");
     let id = tab.tab_id.clone();
     wait_tab(c, &id, "/popup");
+    wait_loaded(c, &id);
     assert_eq!(eval_in(c, None, "document.title"), json!("popup"));
 
     // Page.crash itself never replies (fact 25c): do not wait for it.
@@ -338,15 +355,8 @@ fn a_crashed_tab_answers_crashed_at_once_and_recover_brings_it_back() {
 
     c.recover_in(Some(&id)).unwrap();
     wait_tab(c, &id, "/popup");
-    let end = Instant::now() + WAIT;
-    // The reload's document may not have its context yet: the first evaluate can race it.
-    loop {
-        match c.evaluate_in(Some(&id), Evaluation::new("document.title")) {
-            Ok(v) if v.value == json!("popup") => break,
-            other => assert!(Instant::now() < end, "{other:?}"),
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_loaded(c, &id);
+    assert_eq!(eval_in(c, Some(&id), "document.title"), json!("popup"));
     assert!(matches!(c.close_tab(Some(&id), false), Ok(ref t) if t.closed));
     let e = c.close_tab(Some(&id), false).unwrap_err();
     assert!(
@@ -365,8 +375,15 @@ fn closing_a_tab_that_asks_to_stay() {
     };
     let c = &w.client;
     let open_leave = || {
-        let tab = c.new_tab(&w.site.url("/leave")).unwrap().tab_id;
-        wait_tab(c, &tab, "/leave");
+        let tab = c.new_tab("about:blank").unwrap().tab_id;
+        // A navigate action waits for the load: the button is there to click after it.
+        let r = act(
+            c,
+            Action::Navigate {
+                url: w.site.url("/leave"),
+            },
+        );
+        assert!(r.navigated && r.title == "leave", "{r:?}");
         // The gesture Chromium wants before it shows a beforeunload dialog.
         act(c, click(TabsSite::LINK));
         assert_eq!(eval_in(c, Some(&tab), "window.armed"), json!(true));

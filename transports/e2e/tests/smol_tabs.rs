@@ -44,6 +44,17 @@ fn a_popup_is_listed_current_usable_and_closed_back_to_its_opener() {
         })
         .await
         .unwrap();
+        // Nothing in the snapshot says the document loaded: poll (its first context may
+        // not be known yet either).
+        let end = std::time::Instant::now() + WAIT;
+        loop {
+            let state = c.evaluate(Evaluation::new("document.readyState")).await;
+            if matches!(&state, Ok(v) if v.value == json!("complete")) {
+                break;
+            }
+            assert!(std::time::Instant::now() < end, "never loaded: {state:?}");
+            smol::Timer::after(std::time::Duration::from_millis(20)).await;
+        }
         let title = c.evaluate(Evaluation::new("document.title")).await.unwrap();
         assert_eq!(title.value, json!("popup"));
         let ax = c.ax_snapshot(AxOptions::default()).await.unwrap();
