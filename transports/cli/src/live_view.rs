@@ -2,7 +2,8 @@
 //!
 //! JSON lines are for programs; a person watching the demo wants to see a frame appear
 //! with its depth and whether it is an OOPIF, a dialog with the command that answers it,
-//! a console error with its frame, the page's state. [`LiveView`] turns each diff into
+//! a console error with its frame, the page's state, a tab opening, changing or closing and
+//! which tab is current. [`LiveView`] turns each diff into
 //! such a line. It remembers each frame's parent to tell depths, and forgets a frame when
 //! it goes, so it holds no more frames than the supervisor does.
 
