@@ -1162,6 +1162,14 @@ impl Supervisor {
             Vec::new()
         };
         let crashed = matches!(&*event, E::TargetCrashed);
+        // Only a dialog event can open a dialog that other tabs must hear of.
+        let newest_before = if sharing.is_empty() {
+            None
+        } else {
+            self.tabs
+                .get(&key)
+                .and_then(|t| t.newest_pending().map(str::to_owned))
+        };
         let r = self
             .with_tab_sharing(key, &sharing, |tab, out, env| {
                 tab.on_event(out, env, method, session, event)
@@ -1176,6 +1184,21 @@ impl Supervisor {
             {
                 let child = ev.session_id.to_string();
                 self.route_session(&child, key);
+            }
+        }
+        // A new dialog stalls the running actions and evaluates of the tabs that share its
+        // renderer too (fact 25b): they end as blocked, as by one of their own.
+        let opened = self
+            .tabs
+            .get(&key)
+            .filter(|_| !sharing.is_empty())
+            .and_then(|t| t.newest_unanswered().cloned())
+            .filter(|d| Some(&d.id) != newest_before.as_ref());
+        if let Some(dialog) = opened {
+            for other in sharing {
+                self.with_tab(other, |tab, out, env| {
+                    tab.on_shared_dialog(out, env, &dialog)
+                });
             }
         }
         if page_gone {

@@ -539,6 +539,20 @@ impl EvaluateFlow {
         self.finish(ctx, Err(EvalError::Blocked { dialog }))
     }
 
+    /// A dialog opened in another tab of this tab's renderer (fact 25b): the script is
+    /// stalled as by one of its own tab's.
+    pub fn on_shared_dialog(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        dialog: &crate::snapshot::PendingDialog,
+    ) -> FlowStatus {
+        if self.dialog_at_start.as_deref() == Some(dialog.id.as_str()) {
+            return FlowStatus::Running;
+        }
+        let dialog = Box::new(dialog.clone());
+        self.finish(ctx, Err(EvalError::Blocked { dialog }))
+    }
+
     /// The answer, and the object group released.
     fn finish(
         &mut self,

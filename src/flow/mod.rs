@@ -140,6 +140,22 @@ impl AnyFlow {
         }
     }
 
+    /// A dialog of another tab of this tab's renderer opened: actions and evaluates end
+    /// as blocked (see `Supervisor`, tabs that share a renderer).
+    pub fn on_shared_dialog(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        dialog: &crate::snapshot::PendingDialog,
+    ) -> FlowStatus {
+        match self {
+            AnyFlow::Act(f) => f.on_shared_dialog(ctx, &dialog.id),
+            AnyFlow::Evaluate(f) => f.on_shared_dialog(ctx, dialog),
+            AnyFlow::Attach(_) | AnyFlow::AxSnapshot(_) | AnyFlow::ResolveRef(_) => {
+                FlowStatus::Running
+            }
+        }
+    }
+
     /// Whether `on_event` may do anything with `event`: the others are not offered (a
     /// console call, the bulk of a busy page, costs no flow anything unless an action
     /// runs). Must be true for every event a flow's `on_event` reads.
@@ -232,6 +248,16 @@ impl Flows {
         self.running.retain_mut(|(_, flow)| {
             !flow.wants(session, event) || flow.on_event(ctx, session, event) == FlowStatus::Running
         });
+    }
+
+    /// Offers a dialog of another tab of this renderer to every flow.
+    pub fn offer_shared_dialog(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        dialog: &crate::snapshot::PendingDialog,
+    ) {
+        self.running
+            .retain_mut(|(_, flow)| flow.on_shared_dialog(ctx, dialog) == FlowStatus::Running);
     }
 
     /// How many evaluates are running.

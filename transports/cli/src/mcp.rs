@@ -163,6 +163,14 @@ const REF_DOC: &str =
 /// The tools, as `tools/list` answers them. Names and argument names follow Playwright MCP
 /// so that prompts carry over.
 pub fn tools() -> Value {
+    let mut tools = tools_of_one_tab();
+    if let Some(list) = tools.as_array_mut() {
+        list.push(crate::mcp_tabs::tool());
+    }
+    tools
+}
+
+fn tools_of_one_tab() -> Value {
     let ref_prop = json!({"type": "string", "description": REF_DOC});
     let target_prop = json!({"type": "string", "description": "Playwright MCP's name for `ref`."});
     let element = json!({"type": "string", "description": "A human-readable description of the element, for the log (optional)."});
@@ -290,6 +298,8 @@ pub enum ToolCall {
     ConsoleMessages,
     /// `browser_close`.
     Close,
+    /// `browser_tabs` (see [`crate::mcp_tabs`]).
+    Tabs(crate::mcp_tabs::TabsAction),
 }
 
 /// Why a `tools/call` was refused before anything was sent.
@@ -498,6 +508,7 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
         },
         "browser_console_messages" => ToolCall::ConsoleMessages,
         "browser_close" => ToolCall::Close,
+        "browser_tabs" => ToolCall::Tabs(crate::mcp_tabs::parse_tabs(args)?),
         other => return Err(CallError::UnknownTool(other.to_owned())),
     })
 }

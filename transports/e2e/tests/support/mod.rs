@@ -14,4 +14,5 @@ pub mod noise_canvas;
 pub mod relay;
 pub mod renderer_site;
 pub mod smol;
+pub mod tabs_site;
 pub mod tls_relay;
