@@ -1162,6 +1162,10 @@ impl Supervisor {
             Vec::new()
         };
         let crashed = matches!(&*event, E::TargetCrashed);
+        // A page's load: its title is known now (no event says so: fact 25c).
+        let loaded = matches!(&*event, E::LoadEventFired)
+            && session.is_some()
+            && self.tabs.get(&key).and_then(|t| t.page_session_id()) == session;
         // Only a dialog event can open a dialog that other tabs must hear of.
         let newest_before = if sharing.is_empty() {
             None
@@ -1209,8 +1213,27 @@ impl Supervisor {
             }
         } else if crashed {
             self.update_tab_info(key);
+        } else if loaded {
+            self.ask_target_info(key);
         }
         r
+    }
+
+    /// `Target.getTargetInfo` for a tab's title.
+    fn ask_target_info(&mut self, key: TabKey) {
+        let Some(target) = self.tabs.get(&key).map(|t| t.tab_id.to_string()) else {
+            return;
+        };
+        self.out.act_for(None, &[]);
+        let params = to_raw(&cdp::TargetIdParams { target_id: &target });
+        let t = self.env.config.setup_timeout;
+        self.out.send(
+            None,
+            "Target.getTargetInfo",
+            params.as_deref(),
+            Purpose::Browser(step::TARGET_INFO),
+            t,
+        );
     }
 
     /// A page the browser attached (auto-attach, or our own `attachToTarget`): a new tab,

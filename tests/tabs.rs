@@ -567,3 +567,22 @@ fn recorded_closes_and_crashes_replay_to_a_consistent_state() {
         );
     }
 }
+
+#[test]
+fn a_tabs_title_is_read_once_its_page_loaded() {
+    let mut h = Harness::attached(Config::default());
+    // Fact 25c: no event carries the title; the page's load is when it is known.
+    h.event(PS, "Page.loadEventFired", r#"{"timestamp":1}"#);
+    let ask = h.last_sent("Target.getTargetInfo").clone();
+    assert_eq!(ask.session_id, None);
+    assert!(ask.json.contains(PAGE));
+    h.reply(
+        ask.id,
+        &format!(r#"{{"targetInfo":{{"targetId":"{PAGE}","type":"page","title":"Hello","url":"http://a.test/"}}}}"#),
+    );
+    let s = h.snapshot();
+    assert_eq!(s.tabs[0].title, "Hello");
+    assert!(diffs(&h)
+        .iter()
+        .any(|d| matches!(d, Diff::TabUpdated { tab } if tab.title == "Hello")));
+}
