@@ -136,6 +136,12 @@ impl Cascade<'_> {
         flows.offer_event(&mut ctx, session, event);
     }
 
+    /// Offers a dialog of another tab of this tab's renderer to every flow.
+    pub fn offer_shared_dialog(&mut self, dialog: &crate::snapshot::PendingDialog) {
+        let (flows, mut ctx) = self.for_flows();
+        flows.offer_shared_dialog(&mut ctx, dialog);
+    }
+
     /// The flows, and what a flow may use beside them (also to start a flow).
     pub fn flow_ctx(&mut self) -> (&mut Flows, FlowCtx<'_>) {
         self.for_flows()

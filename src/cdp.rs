@@ -40,6 +40,7 @@ pub(crate) enum CdpEvent<'a> {
     LifecycleEvent(LifecycleEvent<'a>),
     TargetInfoChanged(Box<TargetInfoChanged<'a>>),
     TargetDestroyed(TargetDestroyed<'a>),
+    LoadEventFired,
 }
 
 /// Parses the params of `method` from `d`: `Ok(None)` (skipped) for events the supervisor
@@ -85,6 +86,10 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
         "Page.lifecycleEvent" => E::LifecycleEvent(Deserialize::deserialize(d)?),
         "Target.targetInfoChanged" => E::TargetInfoChanged(Deserialize::deserialize(d)?),
         "Target.targetDestroyed" => E::TargetDestroyed(Deserialize::deserialize(d)?),
+        "Page.loadEventFired" => {
+            IgnoredAny::deserialize(d)?;
+            E::LoadEventFired
+        }
         "Page.frameSubtreeWillBeDetached" => {
             E::FrameSubtreeWillBeDetached(Deserialize::deserialize(d)?)
         }

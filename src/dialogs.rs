@@ -217,6 +217,15 @@ impl Dialogs {
             .map(|d| &d.info)
     }
 
+    /// The pending dialogs with no answer in flight, oldest first: those that hold their
+    /// renderer (a dialog the policy is answering will close by itself).
+    pub fn unanswered(&self) -> impl Iterator<Item = &PendingDialog> + '_ {
+        self.pending
+            .iter()
+            .filter(|d| d.answer.is_none())
+            .map(|d| &d.info)
+    }
+
     /// A dialog Chromium can no longer answer, if any.
     pub fn wedged(&self) -> Option<&str> {
         self.pending

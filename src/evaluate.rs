@@ -62,12 +62,20 @@ pub fn headroom(budget: Duration) -> Duration {
 /// assert_eq!(e.timeout, Duration::from_secs(30));
 /// let on_button = Evaluation::new("el => el.textContent").on_element(Element::Ref("e3".into()));
 /// assert_eq!(on_button.element, Some(Element::Ref("e3".into())));
+/// let called = Evaluation::function("() => 6 * 7");
+/// assert!(called.function && !e.function);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
-    /// A script (its completion value is the result), or with [`Evaluation::element`] a
-    /// function called with the element as its first argument (and `this`).
+    /// A script (its completion value is the result; a value that is a function is called,
+    /// once, with no argument), or with [`Evaluation::element`] a function called with the
+    /// element as its first argument (and `this`).
     pub expression: String,
+    /// `expression` is a function's source (Playwright's `function`), parsed as an
+    /// expression rather than as a script, so that `function () {}` and `async () => {}`
+    /// are values, then called like a script's function value. A source whose value is not
+    /// a function answers that value.
+    pub function: bool,
     /// The frame to run in; the top frame when `None`. An OOPIF runs on its own session,
     /// an in-process frame in its default execution context.
     pub frame_id: Option<String>,
@@ -82,9 +90,19 @@ impl Evaluation {
     pub fn new(expression: &str) -> Evaluation {
         Evaluation {
             expression: expression.to_owned(),
+            function: false,
             frame_id: None,
             element: None,
             timeout: DEFAULT_EVAL_TIMEOUT,
+        }
+    }
+
+    /// A call of the function whose source is `source` (`"() => document.title"`,
+    /// `"async function () { ... }"`) in the top frame with the default budget.
+    pub fn function(source: &str) -> Evaluation {
+        Evaluation {
+            function: true,
+            ..Evaluation::new(source)
         }
     }
 

@@ -54,7 +54,8 @@
 //!   `remote_object.rs`, [`command`] (commands in flight), [`error`], [`limits`].
 //! - `Outbox` (`outbox.rs`): the clock, command ids, commands in flight, output queues.
 //! - `Dialogs` (`dialogs.rs`): every dialog rule, one record per answer in flight.
-//! - `Tab` (`tab.rs`): one tab's page, sessions, frames, routing, the console ring.
+//! - `Tab` (`tab.rs`): one tab's page, sessions, frames, routing, the console ring;
+//!   `renderer.rs`: which of its sessions a pending dialog blocks.
 //! - `lifecycle.rs`: targets and frames coming and going, applied across the components
 //!   with the removal cascade of `cascade.rs`.
 //! - Flows (`flow/`): multi-step jobs as small state machines: the attach flow first, the
@@ -98,6 +99,7 @@ pub mod limits;
 pub mod manual;
 mod outbox;
 mod remote_object;
+mod renderer;
 pub mod replay;
 pub mod session;
 pub mod snapshot;

@@ -804,6 +804,15 @@ impl Supervisor {
     ) -> Result<CommandId, AxError> {
         self.out.advance(now);
         let key = self.ax_key(tab_id)?;
+        // A dialog of a tab sharing this tab's renderer holds its top frame (fact 25b); the
+        // tab's own dialogs are weighed per frame by the snapshot (fact 26).
+        if let Some(dialog) = self.shared_renderer_pending(key) {
+            let top = self.tabs.get(&key).map(|t| t.tab_id.to_string());
+            return Err(AxError::Blocked {
+                frame_id: options.frame_id.clone().or(top).unwrap_or_default(),
+                dialog: Box::new(dialog),
+            });
+        }
         self.with_tab(key, |tab, out, env| tab.ax_snapshot(out, env, &options))
             .unwrap_or(Err(AxError::NotAttached))
     }
@@ -1036,9 +1045,10 @@ impl Supervisor {
                         self.remove_tab(old);
                     }
                 }
+                let title = chosen.title.as_deref();
                 let key = match self.by_target.get(&target) {
                     Some(k) => *k,
-                    None => self.add_tab(&target, None),
+                    None => self.add_tab(&target, None, &url, title, false),
                 };
                 if let Some(tab) = self.tabs.get_mut(&key) {
                     tab.target_url.clone_from(&url);
@@ -1152,6 +1162,18 @@ impl Supervisor {
             Vec::new()
         };
         let crashed = matches!(&*event, E::TargetCrashed);
+        // A page's load: its title is known now (no event says so: fact 25c).
+        let loaded = matches!(&*event, E::LoadEventFired)
+            && session.is_some()
+            && self.tabs.get(&key).and_then(|t| t.page_session_id()) == session;
+        // Only a dialog event can open a dialog that other tabs must hear of.
+        let newest_before = if sharing.is_empty() {
+            None
+        } else {
+            self.tabs
+                .get(&key)
+                .and_then(|t| t.newest_pending().map(str::to_owned))
+        };
         let r = self
             .with_tab_sharing(key, &sharing, |tab, out, env| {
                 tab.on_event(out, env, method, session, event)
@@ -1168,6 +1190,21 @@ impl Supervisor {
                 self.route_session(&child, key);
             }
         }
+        // A new dialog stalls the running actions and evaluates of the tabs that share its
+        // renderer too (fact 25b): they end as blocked, as by one of their own.
+        let opened = self
+            .tabs
+            .get(&key)
+            .filter(|_| !sharing.is_empty())
+            .and_then(|t| t.newest_unanswered().cloned())
+            .filter(|d| Some(&d.id) != newest_before.as_ref());
+        if let Some(dialog) = opened {
+            for other in sharing {
+                self.with_tab(other, |tab, out, env| {
+                    tab.on_shared_dialog(out, env, &dialog)
+                });
+            }
+        }
         if page_gone {
             // The tab's target is gone (closed, or detached by someone else). The last
             // tab stays, detached, so that a one-tab client sees what it always saw.
@@ -1176,8 +1213,27 @@ impl Supervisor {
             }
         } else if crashed {
             self.update_tab_info(key);
+        } else if loaded {
+            self.ask_target_info(key);
         }
         r
+    }
+
+    /// `Target.getTargetInfo` for a tab's title.
+    fn ask_target_info(&mut self, key: TabKey) {
+        let Some(target) = self.tabs.get(&key).map(|t| t.tab_id.to_string()) else {
+            return;
+        };
+        self.out.act_for(None, &[]);
+        let params = to_raw(&cdp::TargetIdParams { target_id: &target });
+        let t = self.env.config.setup_timeout;
+        self.out.send(
+            None,
+            "Target.getTargetInfo",
+            params.as_deref(),
+            Purpose::Browser(step::TARGET_INFO),
+            t,
+        );
     }
 
     /// A page the browser attached (auto-attach, or our own `attachToTarget`): a new tab,
@@ -1226,17 +1282,10 @@ impl Supervisor {
             .as_deref()
             .filter(|o| self.by_target.contains_key(*o))
             .map(str::to_owned);
-        let key = self.add_tab(target, opener.as_deref());
-        if let Some(tab) = self.tabs.get_mut(&key) {
-            tab.opener_access = info.can_access_opener;
-            info.url
-                .as_deref()
-                .unwrap_or("")
-                .clone_into(&mut tab.target_url);
-            if let Some(title) = info.title.as_deref() {
-                title.clone_into(&mut tab.title);
-            }
-        }
+        let url = info.url.as_deref().unwrap_or("");
+        let title = info.title.as_deref();
+        let access = info.can_access_opener;
+        let key = self.add_tab(target, opener.as_deref(), url, title, access);
         self.with_tab(key, |tab, out, env| {
             tab.adopt_session(out, env, session, waiting)
         });
@@ -1316,10 +1365,20 @@ impl Supervisor {
 
     // ---- the tab table ---------------------------------------------------------------
 
-    fn add_tab(&mut self, target: &str, opener: Option<&str>) -> TabKey {
+    fn add_tab(
+        &mut self,
+        target: &str,
+        opener: Option<&str>,
+        url: &str,
+        title: Option<&str>,
+        opener_access: bool,
+    ) -> TabKey {
         self.last_key += 1;
         let key = TabKey(self.last_key);
-        let tab = TabSupervisor::new(key, target, opener, &self.env);
+        let mut tab = TabSupervisor::new(key, target, opener, &self.env);
+        url.clone_into(&mut tab.target_url);
+        tab.title = title.unwrap_or_default().to_owned();
+        tab.opener_access = opener_access;
         self.tabs.insert(key, tab);
         self.by_target.insert(target.to_owned(), key);
         let info = self.tabs.get(&key).map(|t| t.info(&self.env, false));

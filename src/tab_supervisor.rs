@@ -448,6 +448,12 @@ impl TabSupervisor {
         self.dialogs.has_pending()
     }
 
+    /// A dialog opened in another tab that shares this tab's renderer: this tab's running
+    /// actions and evaluates are stalled by it and end as blocked.
+    pub fn on_shared_dialog(&mut self, out: &mut Outbox, env: &TabEnv, dialog: &PendingDialog) {
+        self.cascade(out, env).offer_shared_dialog(dialog);
+    }
+
     /// Whether dialog `id` is one of this tab's pending dialogs.
     pub fn has_dialog(&self, id: &str) -> bool {
         self.dialogs.pending().any(|d| d.id == id)
@@ -519,6 +525,11 @@ impl TabSupervisor {
 
     pub fn pending_dialogs(&self) -> impl Iterator<Item = &PendingDialog> + '_ {
         self.dialogs.pending()
+    }
+
+    /// The newest pending dialog no answer (of the agent or a policy) is in flight for.
+    pub fn newest_unanswered(&self) -> Option<&PendingDialog> {
+        self.dialogs.newest_unanswered()
     }
 
     pub fn newest_pending(&self) -> Option<&str> {

@@ -664,3 +664,381 @@ fn a_ref_whose_node_is_still_shown_reports_the_first_error() {
     );
     assert_eq!(h.sup.resolve_ref("e5").unwrap().backend_node_id, 5);
 }
+
+// ---- dialogs: a dialog holds its renderer, and only it -----------------------------------
+
+/// [`tab`] plus `DEEP`, an OOPIF (session `S-DEEP`) of a third site nested in `OOP`, and
+/// `BACK`, an OOPIF (session `S-BACK`) nested in `OOP` back on the top's site, so in the
+/// top's renderer.
+fn nested_tab() -> Harness {
+    let mut h = tab();
+    h.attach_oopif(OOPIF_S, "S-DEEP", "DEEP", "OOP");
+    h.frame_navigated("S-DEEP", "DEEP", Some("OOP"), "http://c.test/");
+    h.attach_oopif(OOPIF_S, "S-BACK", "BACK", "OOP");
+    h.frame_navigated("S-BACK", "BACK", Some("OOP"), "http://a.test/back");
+    h.sent.clear();
+    h
+}
+
+/// The sessions the snapshot asked for trees.
+fn tree_sessions(h: &Harness) -> Vec<String> {
+    h.sent_with("Accessibility.getFullAXTree")
+        .iter()
+        .filter_map(|c| c.session_id.clone())
+        .collect()
+}
+
+#[test]
+fn a_dialog_in_the_top_frame_is_an_immediate_blocked_error_that_names_it() {
+    let mut h = nested_tab();
+    h.dialog_opening(PAGE, "alert", "top says hi");
+    h.drain();
+    h.sent.clear();
+    let e = h
+        .sup
+        .ax_snapshot(h.now, AxOptions::default())
+        .expect_err("no outline without the top frame");
+    assert_eq!(e.code(), "blocked");
+    let dialog = e.dialog().expect("the dialog is in the error");
+    assert_eq!(
+        (dialog.id.as_str(), dialog.frame_id.as_str()),
+        ("d-1", PAGE)
+    );
+    assert!(e.to_string().contains("d-1"), "{e}");
+    assert!(e.to_string().contains("take a new snapshot"), "{e}");
+    h.drain();
+    assert!(h.sent.is_empty(), "nothing asked of a blocked renderer");
+}
+
+/// A dialog in an OOPIF nested back on the top's site holds the top's renderer too.
+#[test]
+fn a_dialog_in_a_nested_oopif_of_the_top_site_blocks_the_whole_outline() {
+    let mut h = nested_tab();
+    h.dialog_opening("BACK", "confirm", "sure?");
+    let e = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap_err();
+    assert_eq!(e.code(), "blocked");
+    assert_eq!(e.dialog().map(|d| d.frame_id.as_str()), Some("BACK"));
+}
+
+/// A dialog in an OOPIF of its own site: the rest of the tab is outlined at once, that
+/// frame and the frames grafted under it left out with the dialog's id.
+#[test]
+fn a_dialog_in_an_oopif_leaves_out_only_the_frames_of_its_renderer() {
+    let mut h = nested_tab();
+    h.dialog_opening("DEEP", "alert", "deep");
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    let asked = tree_sessions(&h);
+    assert!(!asked.iter().any(|s| s == "S-DEEP"), "{asked:?}");
+    assert!(asked.iter().any(|s| s == OOPIF_S) && asked.iter().any(|s| s == "S-BACK"));
+    answer(&mut h, "Go", false);
+    let out = outcome(&h, id);
+    assert_eq!(
+        out.len(),
+        1,
+        "answered without waiting for the blocked frame"
+    );
+    let snap = out[0].as_ref().unwrap();
+    assert!(snap.text.contains("button \"Go\""), "{}", snap.text);
+    let deep = snap
+        .frames_left_out
+        .iter()
+        .find(|f| f.frame_id == "DEEP")
+        .unwrap_or_else(|| panic!("{:?}", snap.frames_left_out));
+    assert!(deep.reason.contains("d-1"), "{}", deep.reason);
+    assert!(deep.reason.contains("blocked"), "{}", deep.reason);
+
+    // A dialog in the middle OOPIF: it and everything grafted under it are left out.
+    let mut h = nested_tab();
+    h.dialog_opening("OOP", "prompt", "name?");
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    assert_eq!(tree_sessions(&h), vec![PS.to_owned(), PS.to_owned()]);
+    answer(&mut h, "Go", false);
+    let snap = outcome(&h, id).remove(0).unwrap();
+    let mut out: Vec<_> = snap
+        .frames_left_out
+        .iter()
+        .map(|f| f.frame_id.as_str())
+        .collect();
+    out.sort_unstable();
+    assert_eq!(out, ["BACK", "DEEP", "OOP"], "{:?}", snap.frames_left_out);
+    for f in &snap.frames_left_out {
+        let expected = if f.frame_id == "OOP" {
+            "d-1"
+        } else {
+            "parent frame OOP"
+        };
+        assert!(f.reason.contains(expected), "{f:?}");
+    }
+}
+
+/// A dialog that opens while the snapshot waits ends the commands of its renderer at once
+/// (the snapshot does not wait out its budget); their replies, once the dialog is
+/// answered, are dropped.
+#[test]
+fn a_dialog_opening_while_it_runs_ends_the_frames_it_blocks_at_once() {
+    let mut h = tab();
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    answer(&mut h, "Go", true);
+    assert!(outcome(&h, id).is_empty(), "still waiting for the OOPIF");
+    h.now += 0.01;
+    h.dialog_opening("OOP", "alert", "late");
+    let out = outcome(&h, id);
+    assert_eq!(out.len(), 1, "ended by the dialog, at once");
+    let snap = out[0].as_ref().unwrap();
+    let oop = &snap.frames_left_out[0];
+    assert_eq!(oop.frame_id, "OOP");
+    assert!(oop.reason.contains("alert dialog d-1"), "{}", oop.reason);
+    let late = h
+        .sent_with("Accessibility.getFullAXTree")
+        .into_iter()
+        .find(|c| c.session_id.as_deref() == Some(OOPIF_S))
+        .unwrap()
+        .id;
+    h.dialog_closed("OOP", true);
+    h.reply(late, &oopif_tree("Go"));
+    assert_eq!(outcome(&h, id).len(), 1);
+}
+
+/// A `beforeunload` dialog of the top frame opening mid-snapshot ends it as `blocked`, at
+/// once, naming the dialog.
+#[test]
+fn a_beforeunload_opening_while_it_runs_ends_it_as_blocked() {
+    let mut h = tab();
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    h.dialog_opening(PAGE, "beforeunload", "");
+    let out = outcome(&h, id);
+    assert_eq!(out.len(), 1);
+    let e = out[0].as_ref().unwrap_err();
+    assert_eq!(e.code(), "blocked");
+    let dialog = e.dialog().unwrap();
+    assert_eq!(dialog.kind.to_string(), "beforeunload");
+    // The late replies change nothing.
+    answer(&mut h, "Go", false);
+    assert_eq!(outcome(&h, id).len(), 1);
+}
+
+/// A dialog the policy answers at once holds nothing for long: every frame is asked.
+#[test]
+fn a_dialog_the_policy_answers_blocks_no_frame() {
+    let mut config = Config::default();
+    config.policy = cdp_supervisor::DialogPolicy::AutoDismiss;
+    let mut h = Harness::attached(config);
+    h.attach_oopif(PS, OOPIF_S, "OOP", PAGE);
+    h.frame_navigated(OOPIF_S, "OOP", Some(PAGE), "http://b.test/");
+    h.dialog_opening("OOP", "alert", "auto");
+    h.drain();
+    h.sent.clear();
+    let id = h.sup.ax_snapshot(h.now, AxOptions::default()).unwrap();
+    h.drain();
+    assert!(tree_sessions(&h).iter().any(|s| s == OOPIF_S));
+    h.dialog_opening(PAGE, "alert", "auto too");
+    assert!(
+        outcome(&h, id).is_empty(),
+        "an answered dialog ends nothing"
+    );
+}
+
+/// The frames of the recorded five-frame page (`e2e/ax-dialog-renderers.jsonl`) by label:
+/// `T` the top, `A` an OOPIF with `N` (back on the top's site) and `M` nested in it, `S`
+/// beside `A` (see the blocking end-to-end test that recorded it).
+fn renderer_labels(snapshot: &cdp_supervisor::Snapshot) -> Vec<(String, &'static str, String)> {
+    let mut labels = Vec::new();
+    let (Some(top), Some(page)) = (&snapshot.frame_tree.top, &snapshot.page) else {
+        return labels;
+    };
+    let session = page.session_id.clone().unwrap_or_default();
+    labels.push((top.frame_id.clone(), "T", session));
+    for f in &snapshot.frame_tree.children {
+        for (path, label) in [
+            ("/frame-a", "A"),
+            ("/frame-n", "N"),
+            ("/frame-m", "M"),
+            ("/frame-s", "S"),
+        ] {
+            if f.url.ends_with(path) {
+                labels.push((
+                    f.frame_id.clone(),
+                    label,
+                    f.session_id.clone().unwrap_or_default(),
+                ));
+            }
+        }
+    }
+    labels
+}
+
+/// The frames a dialog in `label`'s frame blocks: those of its renderer.
+fn renderer_of(label: &str) -> &'static [&'static str] {
+    match label {
+        "T" | "N" => &["T", "N"],
+        "A" => &["A"],
+        "M" => &["M"],
+        _ => &["S"],
+    }
+}
+
+/// Chromium fact "A dialog blocks its renderer, and only it", as recorded on Chromium 156
+/// (`e2e/ax-dialog-renderers.jsonl`): while an alert shows in each of the five frames in
+/// turn, the commands sent to the sessions of its renderer are answered only after it
+/// closes, and those sent to every other session before.
+#[test]
+fn recorded_a_dialog_blocks_its_renderer_and_only_it() {
+    let run =
+        harness::replay_before_close("e2e/ax-dialog-renderers", Config::default(), |_, _, _| {});
+    let labels = renderer_labels(&run.snapshot);
+    assert_eq!(labels.len(), 5, "{labels:?}");
+    let label_of_session = |s: &str| labels.iter().find(|l| l.2 == s).map(|l| l.1);
+    let label_of_frame = |f: &str| labels.iter().find(|l| l.0 == f).map(|l| l.1);
+
+    let text = harness::trace_text("e2e/ax-dialog-renderers");
+    let trace = cdp_supervisor::replay::Trace::parse(&text).unwrap();
+    let msgs: Vec<(cdp_supervisor::replay::Direction, serde_json::Value)> = trace
+        .entries
+        .iter()
+        .filter_map(|e| Some((e.dir, serde_json::from_str(e.msg?.get()).ok()?)))
+        .collect();
+    let mut windows = 0;
+    let mut i = 0;
+    while i < msgs.len() {
+        let (_, m) = &msgs[i];
+        if m["method"] != "Page.javascriptDialogOpening" {
+            i += 1;
+            continue;
+        }
+        let dialog = label_of_frame(m["params"]["frameId"].as_str().unwrap()).unwrap();
+        let close = (i..msgs.len())
+            .find(|&j| msgs[j].1["method"] == "Page.javascriptDialogClosed")
+            .unwrap();
+        // Commands sent while it showed, by id: their session's label.
+        let mut sent = std::collections::BTreeMap::new();
+        for (dir, m) in &msgs[i..close] {
+            let method = m["method"].as_str().unwrap_or("");
+            // Answers go to the browser, not the page's renderer (and reply after the close).
+            if *dir == cdp_supervisor::replay::Direction::Out
+                && method != "Page.handleJavaScriptDialog"
+            {
+                if let Some(label) = m["sessionId"].as_str().and_then(label_of_session) {
+                    sent.insert(m["id"].as_i64().unwrap(), label);
+                }
+            }
+        }
+        let replied_before: std::collections::BTreeSet<&str> = msgs[i..close]
+            .iter()
+            .filter(|(dir, m)| {
+                *dir == cdp_supervisor::replay::Direction::In && m.get("id").is_some()
+            })
+            .filter_map(|(_, m)| sent.get(&m["id"].as_i64().unwrap()).copied())
+            .collect();
+        let asked: std::collections::BTreeSet<&str> = sent.values().copied().collect();
+        let blocked: std::collections::BTreeSet<&str> =
+            renderer_of(dialog).iter().copied().collect();
+        assert_eq!(
+            asked.len(),
+            5,
+            "every session asked under {dialog}'s dialog"
+        );
+        assert_eq!(
+            replied_before,
+            asked.difference(&blocked).copied().collect(),
+            "under {dialog}'s dialog only its renderer waits"
+        );
+        windows += 1;
+        i = close;
+    }
+    assert_eq!(windows, 5);
+}
+
+/// Replayed, a snapshot taken as each recorded dialog opens: `blocked` naming it at once
+/// when it holds the top's renderer, else the other renderers' frames outlined with the
+/// dialog's frame left out under its id, answered from the recorded replies.
+#[test]
+fn replayed_snapshots_under_each_dialog_leave_out_its_renderer() {
+    let mut seen = 0;
+    let mut started = Vec::new();
+    let run = harness::replay_before_close(
+        "e2e/ax-dialog-renderers",
+        Config::default(),
+        |sup, t, events| {
+            let opened: Vec<_> = events
+                .iter()
+                .filter_map(|(_, e)| match e {
+                    Event::Diff(cdp_supervisor::Diff::DialogOpened { dialog }) => {
+                        Some(dialog.clone())
+                    }
+                    _ => None,
+                })
+                .collect();
+            for dialog in opened.into_iter().skip(seen) {
+                seen += 1;
+                started.push((dialog, sup.ax_snapshot(t, AxOptions::default())));
+            }
+        },
+    );
+    assert!(
+        run.stats.input_errors.is_empty(),
+        "{:?}",
+        run.stats.input_errors
+    );
+    let labels = renderer_labels(&run.snapshot);
+    let label_of_frame = |f: &str| labels.iter().find(|l| l.0 == f).map(|l| l.1).unwrap();
+    assert_eq!(started.len(), 5);
+    for (dialog, start) in started {
+        let label = label_of_frame(&dialog.frame_id);
+        match (label, start) {
+            ("T" | "N", Err(e)) => {
+                assert_eq!(e.code(), "blocked");
+                assert_eq!(e.dialog().map(|d| d.id.as_str()), Some(dialog.id.as_str()));
+            }
+            (_, Ok(id)) => {
+                let snap = run
+                    .events
+                    .iter()
+                    .find_map(|(_, e)| match e {
+                        Event::AxSnapshot { id: i, outcome } if *i == id => Some(outcome.clone()),
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| panic!("{label}: no outcome"))
+                    .unwrap();
+                let mut buttons: Vec<&str> = snap
+                    .refs
+                    .iter()
+                    .filter(|r| r.role == "button")
+                    .map(|r| r.name.trim_end_matches(" button"))
+                    .collect();
+                buttons.sort_unstable();
+                let out: std::collections::BTreeSet<&str> = snap
+                    .frames_left_out
+                    .iter()
+                    .map(|f| label_of_frame(&f.frame_id))
+                    .collect();
+                let expected_out: &[&str] = if label == "A" {
+                    &["A", "M", "N"]
+                } else {
+                    renderer_of(label)
+                };
+                assert_eq!(
+                    out,
+                    expected_out.iter().copied().collect(),
+                    "{label}: {:?}",
+                    snap.frames_left_out
+                );
+                let own = snap
+                    .frames_left_out
+                    .iter()
+                    .find(|f| f.frame_id == dialog.frame_id)
+                    .unwrap();
+                assert!(own.reason.contains(&dialog.id), "{}", own.reason);
+                let shown: Vec<&str> = ["A", "M", "N", "S", "T"]
+                    .into_iter()
+                    .filter(|l| !out.contains(l))
+                    .collect();
+                assert_eq!(buttons, shown, "{label}:\n{}", snap.text);
+            }
+            (label, other) => panic!("{label}: {other:?}"),
+        }
+    }
+}

@@ -437,3 +437,153 @@ fn a_planned_stop_terminates_a_running_evaluate() {
     );
     assert!(h.sup.ready_to_close());
 }
+
+/// Playwright's `function`: the source is evaluated as an expression (between line breaks
+/// in parentheses, its trailing semicolon dropped), and the function it gives is called by
+/// the second step, whose promise is raced like any other.
+#[test]
+fn a_function_source_is_read_as_an_expression_and_called() {
+    let mut h = Harness::attached(Config::default());
+    let id = h
+        .sup
+        .evaluate(
+            h.now,
+            &Evaluation::function("async function () { return 6 * 7 };").within(budget(1000)),
+        )
+        .unwrap();
+    h.drain();
+    let p = params(&h, "Runtime.evaluate");
+    assert_eq!(
+        p["expression"], "(\nasync function () { return 6 * 7 }\n)",
+        "an expression, so an anonymous function is a value, not a syntax error"
+    );
+    assert_eq!(p["timeout"], 800, "the same in-page bound as a script");
+    h.reply(
+        h.last_sent("Runtime.evaluate").id,
+        r#"{"result":{"type":"function","className":"AsyncFunction","objectId":"F1"}}"#,
+    );
+    let call = params(&h, "Runtime.callFunctionOn");
+    assert_eq!(call["objectId"], "F1");
+    assert_eq!(call["awaitPromise"], true);
+    let declaration = call["functionDeclaration"].as_str().unwrap();
+    assert!(
+        declaration.contains("typeof this === 'function' ? this() : this"),
+        "{declaration}"
+    );
+    assert!(declaration.contains("Promise.race"), "{declaration}");
+    h.reply(
+        h.last_sent("Runtime.callFunctionOn").id,
+        r#"{"result":{"type":"number","value":42,"description":"42"}}"#,
+    );
+    assert!(matches!(outcomes(&h, id)[0], Ok(v) if v.value == json!(42)));
+}
+
+/// An expression is sent as written (statements keep their completion value); the object
+/// it gives goes through the same call step, which calls it when it is a function.
+#[test]
+fn an_expression_is_sent_as_written_and_its_function_value_called() {
+    let mut h = Harness::attached(Config::default());
+    let (id, eval) = start(&mut h, "var x = 1; () => x + 41", 30_000);
+    assert_eq!(
+        params(&h, "Runtime.evaluate")["expression"],
+        "var x = 1; () => x + 41"
+    );
+    h.reply(
+        eval,
+        r#"{"result":{"type":"function","className":"Function","objectId":"F2"}}"#,
+    );
+    let call = params(&h, "Runtime.callFunctionOn");
+    assert_eq!(call["objectId"], "F2");
+    assert!(call["functionDeclaration"]
+        .as_str()
+        .unwrap()
+        .contains("this()"));
+    h.reply(
+        h.last_sent("Runtime.callFunctionOn").id,
+        r#"{"result":{"type":"number","value":42}}"#,
+    );
+    assert!(matches!(outcomes(&h, id)[0], Ok(v) if v.value == json!(42)));
+}
+
+/// A called function that never returns has no `Runtime.evaluate {timeout}` over it: the
+/// flow's deadline terminates it, answers `timeout` within the budget, and the next call
+/// in the frame runs at once.
+#[test]
+fn a_stuck_function_is_terminated_at_the_deadline_and_the_next_call_runs() {
+    let mut h = Harness::attached(Config::default());
+    let id = h
+        .sup
+        .evaluate(
+            h.now,
+            &Evaluation::function("() => { while (true) {} }").within(budget(500)),
+        )
+        .unwrap();
+    h.drain();
+    h.now += 0.005;
+    h.reply(
+        h.last_sent("Runtime.evaluate").id,
+        r#"{"result":{"type":"function","objectId":"F3"}}"#,
+    );
+    let call = h.last_sent("Runtime.callFunctionOn").clone();
+    h.advance(0.44);
+    assert!(outcomes(&h, id).is_empty());
+    h.advance(0.006);
+    let out = outcomes(&h, id);
+    let Err(e) = out[0] else { panic!("{out:?}") };
+    assert_eq!(e.code(), "timeout");
+    assert!(e.to_string().contains("was terminated"), "{e}");
+    assert_eq!(
+        h.last_sent("Runtime.terminateExecution")
+            .session_id
+            .as_deref(),
+        Some(PS)
+    );
+    h.reply_error(call.id, -32000, "Execution was terminated");
+    assert_eq!(outcomes(&h, id).len(), 1, "the late reply is dropped");
+    let next = h
+        .sup
+        .evaluate(h.now, &Evaluation::function("() => 6*7"))
+        .expect("the frame is free again");
+    h.drain();
+    h.reply(
+        h.last_sent("Runtime.evaluate").id,
+        r#"{"result":{"type":"function","objectId":"F4"}}"#,
+    );
+    h.reply(
+        h.last_sent("Runtime.callFunctionOn").id,
+        r#"{"result":{"type":"number","value":42}}"#,
+    );
+    assert!(matches!(outcomes(&h, next)[0], Ok(v) if v.value == json!(42)));
+}
+
+/// With an element, a function's source takes the element path, its trailing semicolon
+/// dropped so that it can sit between parentheses.
+#[test]
+fn a_function_on_an_element_is_called_with_it() {
+    let mut h = Harness::attached(Config::default());
+    let id = h
+        .sup
+        .evaluate(
+            h.now,
+            &Evaluation::function("(el) => el.tagName;").on_element(Element::BackendNodeId(7)),
+        )
+        .unwrap();
+    h.drain();
+    h.reply(
+        h.last_sent("DOM.resolveNode").id,
+        r#"{"object":{"type":"object","subtype":"node","objectId":"N7"}}"#,
+    );
+    let declaration = params(&h, "Runtime.callFunctionOn")["functionDeclaration"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        declaration.contains("(\n(el) => el.tagName\n).call(this, this)"),
+        "{declaration}"
+    );
+    h.reply(
+        h.last_sent("Runtime.callFunctionOn").id,
+        r#"{"result":{"type":"string","value":"BUTTON"}}"#,
+    );
+    assert!(matches!(outcomes(&h, id)[0], Ok(v) if v.value == json!("BUTTON")));
+}

@@ -259,6 +259,12 @@ fn a_same_site_popups_dialog_blocks_its_openers_calls_at_once() {
         .act_in(h.now, Some(PAGE), Action::Reload, ActOptions::default())
         .unwrap_err();
     assert_eq!(e.code(), "blocked");
+    let e = h
+        .sup
+        .ax_snapshot_in(h.now, Some(PAGE), Default::default())
+        .unwrap_err();
+    assert_eq!(e.code(), "blocked");
+    assert_eq!(e.dialog().map(|d| d.id.as_str()), Some("d-1"));
 }
 
 #[test]
@@ -560,4 +566,23 @@ fn recorded_closes_and_crashes_replay_to_a_consistent_state() {
             "{name}"
         );
     }
+}
+
+#[test]
+fn a_tabs_title_is_read_once_its_page_loaded() {
+    let mut h = Harness::attached(Config::default());
+    // Fact 25c: no event carries the title; the page's load is when it is known.
+    h.event(PS, "Page.loadEventFired", r#"{"timestamp":1}"#);
+    let ask = h.last_sent("Target.getTargetInfo").clone();
+    assert_eq!(ask.session_id, None);
+    assert!(ask.json.contains(PAGE));
+    h.reply(
+        ask.id,
+        &format!(r#"{{"targetInfo":{{"targetId":"{PAGE}","type":"page","title":"Hello","url":"http://a.test/"}}}}"#),
+    );
+    let s = h.snapshot();
+    assert_eq!(s.tabs[0].title, "Hello");
+    assert!(diffs(&h)
+        .iter()
+        .any(|d| matches!(d, Diff::TabUpdated { tab } if tab.title == "Hello")));
 }

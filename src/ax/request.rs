@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::snapshot::PendingDialog;
 use thiserror::Error;
 
 use super::outline::DEFAULT_MAX_NODES;
@@ -67,7 +68,7 @@ impl Default for AxOptions {
 /// assert_eq!(e.code(), "stale_ref");
 /// assert!(e.to_string().contains("take a new snapshot"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum AxError {
     /// No page session yet (or any more).
@@ -111,6 +112,16 @@ pub enum AxError {
         /// `timeout`, `session_gone`, `disconnected` or `cdp_error`.
         code: &'static str,
     },
+    /// A dialog holds the renderer of the frame the snapshot starts from (the top frame,
+    /// or the frame or ref asked for), so no part of the outline can be had until it is
+    /// answered. Frames of other renderers are only left out, never this error.
+    #[error("{} dialog {} ({:?}) in frame {} blocks the renderer of frame {frame_id}, so its accessibility tree cannot be had; answer the dialog (dialog_id {}), then take a new snapshot", .dialog.kind, .dialog.id, .dialog.message, .dialog.frame_id, .dialog.id)]
+    Blocked {
+        /// The frame the snapshot starts from.
+        frame_id: String,
+        /// The dialog in the way.
+        dialog: Box<PendingDialog>,
+    },
     /// The tab's renderer crashed.
     #[error("tab {tab_id} crashed (its renderer is gone) and answers nothing; call recover on it to reload it, or close it")]
     Crashed {
@@ -138,8 +149,22 @@ impl AxError {
             AxError::BadRef { .. } | AxError::TooManyRunning { .. } => "bad_request",
             AxError::StaleRef { .. } => "stale_ref",
             AxError::RootUnavailable { code, .. } => code,
+            AxError::Blocked { .. } => "blocked",
             AxError::Crashed { .. } => "crashed",
             AxError::NoSuchTab { .. } => "no_such_tab",
+        }
+    }
+
+    /// The dialog in the way, for `blocked`.
+    ///
+    /// ```
+    /// use cdp_supervisor::ax::AxError;
+    /// assert!(AxError::NotAttached.dialog().is_none());
+    /// ```
+    pub fn dialog(&self) -> Option<&PendingDialog> {
+        match self {
+            AxError::Blocked { dialog, .. } => Some(&**dialog),
+            _ => None,
         }
     }
 }

@@ -966,6 +966,20 @@ impl ActFlow {
         self.idle_check_at = None;
     }
 
+    /// A dialog opened in another tab of this tab's renderer (fact 25b): it stalls this
+    /// tab's page as its own would, so it ends the action the same way.
+    pub fn on_shared_dialog(&mut self, ctx: &mut FlowCtx<'_>, dialog_id: &str) -> FlowStatus {
+        if ctx.dialogs.policy() != DialogPolicy::MustRespond
+            || (self.phase == Phase::Capture && self.captures_pending == 0)
+        {
+            return FlowStatus::Running;
+        }
+        self.result.ended_by_dialog = Some(dialog_id.to_owned());
+        self.result.screenshot = None;
+        self.result.settled = false;
+        self.finish(ctx)
+    }
+
     fn push_console(&mut self, now: f64, level: String, text: String, frame_id: Option<String>) {
         self.last_console = now;
         if self.result.console.len() >= MAX_ACT_CONSOLE_LINES {

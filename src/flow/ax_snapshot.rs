@@ -12,6 +12,12 @@
 //!    tab's [`RefTable`](crate::ax::RefTable); frames that failed, timed out or were never
 //!    reached go to `frames_left_out` with the reason, never dropped silently.
 //!
+//! A dialog holds its renderer (see [`crate::renderer`]): nothing is asked of a session it
+//! blocks, whose frames are left out at once with the dialog's id in the reason; a dialog
+//! that opens while the snapshot runs ends the commands of the sessions it blocks the same
+//! way, at once. Their late replies are dropped. When the frame the snapshot starts from
+//! is blocked there is no outline: an immediate `blocked` error that names the dialog.
+//!
 //! A frame's "document" for ref stability is its document number in [`crate::frame`]:
 //! new on the frame's insertion and on each cross-document navigation, never reused.
 
@@ -22,9 +28,12 @@ use crate::ax::{
     build_outline, resolve_ref, AxError, AxNode, AxOptions, AxSnapshot, FrameAx, FrameLeftOut,
     FrameNow, OutlineLimits, MAX_AX_FRAMES, MAX_AX_REFS,
 };
+use crate::cdp::CdpEvent;
 use crate::command::{CommandId, InFlight, Purpose};
 use crate::error::{CommandError, InputError};
 use crate::event::Event;
+use crate::renderer::blocked_sessions;
+use crate::snapshot::PendingDialog;
 use crate::tab::Tab;
 use crate::wire::to_raw;
 
@@ -39,6 +48,27 @@ mod step {
 struct Failure {
     reason: String,
     code: &'static str,
+    /// The dialog that blocks its renderer, for `blocked`.
+    dialog: Option<Box<PendingDialog>>,
+}
+
+impl Failure {
+    /// The renderer shows `dialog`: nothing it runs answers until the dialog is answered.
+    fn blocked(dialog: &PendingDialog) -> Failure {
+        Failure {
+            reason: blocked_reason(dialog),
+            code: "blocked",
+            dialog: Some(Box::new(dialog.clone())),
+        }
+    }
+}
+
+/// A frame left out because `dialog` holds its renderer, in words that say what to do.
+fn blocked_reason(dialog: &PendingDialog) -> String {
+    format!(
+        "blocked by {} dialog {} ({:?}) of frame {}, which holds its renderer; answer the dialog, then take a new snapshot",
+        dialog.kind, dialog.id, dialog.message, dialog.frame_id
+    )
 }
 
 /// One frame of the plan.
@@ -52,6 +82,21 @@ struct Planned {
     parent: Option<usize>,
     tree: Option<Result<Vec<AxNode>, Failure>>,
     owner: Option<Result<i64, Failure>>,
+    /// The session its tree was asked on (`None`: not asked).
+    tree_session: Option<String>,
+    /// The session its `<iframe>` was asked on, its parent's (`None`: not asked).
+    owner_session: Option<String>,
+}
+
+impl Planned {
+    /// Whether the part `step` asks for has its outcome already.
+    fn answered(&self, step: u16) -> bool {
+        if step % 2 == step::TREE {
+            self.tree.is_some()
+        } else {
+            self.owner.is_some()
+        }
+    }
 }
 
 /// The snapshot flow's state.
@@ -139,6 +184,7 @@ fn failure(error: &CommandError, timeout_ms: u128) -> Failure {
     Failure {
         reason,
         code: error_code(error),
+        dialog: None,
     }
 }
 
@@ -168,6 +214,16 @@ impl AxSnapshotFlow {
         if tab.frames.get(&root).is_none() {
             return Err(AxError::UnknownFrame { frame_id: root });
         }
+        let blocked = blocked_sessions(tab, ctx.dialogs.unanswered());
+        let root_blocked = frame_session(tab, &root)
+            .and_then(|s| blocked.iter().find(|(b, _)| *b == s))
+            .map(|(_, dialog)| Box::new((*dialog).clone()));
+        if let Some(dialog) = root_blocked {
+            return Err(AxError::Blocked {
+                frame_id: root,
+                dialog,
+            });
+        }
         let max_frames = options.max_frames.clamp(1, MAX_AX_FRAMES);
         let timeout_s = options.timeout.as_secs_f64();
         let mut flow = AxSnapshotFlow {
@@ -184,7 +240,7 @@ impl AxSnapshotFlow {
             left_out: Vec::new(),
             waiting: 0,
         };
-        flow.plan(tab, &root, max_frames, options.max_oopif_depth);
+        flow.plan(tab, &root, max_frames, options.max_oopif_depth, &blocked);
         flow.send(ctx, flow_id);
         Ok(flow)
     }
@@ -195,7 +251,14 @@ impl AxSnapshotFlow {
     }
 
     /// Walks the frames from `root` down, parents first; what is over a budget is left out.
-    fn plan(&mut self, tab: &Tab, root: &str, max_frames: usize, max_depth: usize) {
+    fn plan(
+        &mut self,
+        tab: &Tab,
+        root: &str,
+        max_frames: usize,
+        max_depth: usize,
+        blocked: &[(String, &PendingDialog)],
+    ) {
         // The OOPIF depth of the root, counted from the top.
         let mut root_depth = 0usize;
         let mut cur = tab.frames.get(root);
@@ -226,6 +289,9 @@ impl AxSnapshotFlow {
                 continue;
             };
             let url = frame.info.url.clone();
+            let blocked_by = frame_session(tab, &id)
+                .and_then(|s| blocked.iter().find(|(b, _)| *b == s))
+                .map(|(_, dialog)| *dialog);
             let reason = if let Some(p) = parent_out {
                 Some(format!("its parent frame {p} is left out"))
             } else if self.frames.len() >= max_frames {
@@ -235,7 +301,7 @@ impl AxSnapshotFlow {
                     "an OOPIF nested {depth} deep, over the OOPIF depth budget of {max_depth}"
                 ))
             } else {
-                None
+                blocked_by.map(blocked_reason)
             };
             let index = if let Some(reason) = reason {
                 self.left_out.push(FrameLeftOut {
@@ -252,6 +318,8 @@ impl AxSnapshotFlow {
                     parent,
                     tree: None,
                     owner: None,
+                    tree_session: None,
+                    owner_session: None,
                 });
                 Some(self.frames.len() - 1)
             };
@@ -299,6 +367,7 @@ impl AxSnapshotFlow {
                 self.deadline,
             );
             self.waiting += 1;
+            planned.tree_session = Some(session);
             if let Some(parent_session) = parent.and_then(|p| frame_session(ctx.tab, &p)) {
                 let params = to_raw(&json!({ "frameId": id }));
                 ctx.out.send_until(
@@ -309,6 +378,7 @@ impl AxSnapshotFlow {
                     self.deadline,
                 );
                 self.waiting += 1;
+                planned.owner_session = Some(parent_session);
             }
         }
     }
@@ -337,11 +407,16 @@ impl AxSnapshotFlow {
         let Some(planned) = self.frames.get_mut(usize::from(step / 2)) else {
             return Ok(FlowStatus::Running);
         };
+        if planned.answered(step) {
+            // Ended already by a dialog: a reply that came once it closed.
+            return Ok(FlowStatus::Running);
+        }
         if step % 2 == step::TREE {
             planned.tree = Some(match outcome {
                 Ok(text) => AxNode::parse_tree(text).map_err(|e| Failure {
                     reason: format!("its accessibility tree did not parse: {e}"),
                     code: "cdp_error",
+                    dialog: None,
                 }),
                 Err(e) => Err(failure(&e, timeout_ms)),
             });
@@ -353,6 +428,7 @@ impl AxSnapshotFlow {
                     .ok_or_else(|| Failure {
                         reason: "DOM.getFrameOwner named no backendNodeId".into(),
                         code: "cdp_error",
+                        dialog: None,
                     }),
                 Err(e) => Err(failure(&e, timeout_ms)),
             });
@@ -369,6 +445,9 @@ impl AxSnapshotFlow {
     ) -> FlowStatus {
         let failed = failure(&error, self.timeout_ms);
         if let Some(planned) = self.frames.get_mut(usize::from(step / 2)) {
+            if planned.answered(step) {
+                return FlowStatus::Running;
+            }
             if step % 2 == step::TREE {
                 planned.tree = Some(Err(failed));
             } else {
@@ -376,6 +455,50 @@ impl AxSnapshotFlow {
             }
         }
         self.answered(ctx)
+    }
+
+    /// A dialog opened (and no policy is answering it): the commands still waiting on the
+    /// sessions it blocks end at once, and so does the snapshot when its root is one.
+    pub fn on_event(&mut self, ctx: &mut FlowCtx<'_>, event: &CdpEvent<'_>) -> FlowStatus {
+        if !matches!(
+            event,
+            CdpEvent::DialogOpening(_) | CdpEvent::RequestPaused(_)
+        ) {
+            return FlowStatus::Running;
+        }
+        let blocked = blocked_sessions(ctx.tab, ctx.dialogs.unanswered());
+        let by = |session: &Option<String>| {
+            let s = session.as_deref()?;
+            blocked.iter().find(|(b, _)| b == s).map(|(_, d)| *d)
+        };
+        let mut ended = 0usize;
+        for planned in &mut self.frames {
+            if planned.tree.is_none() {
+                if let Some(dialog) = by(&planned.tree_session) {
+                    planned.tree = Some(Err(Failure::blocked(dialog)));
+                    ended += 1;
+                }
+            }
+            if planned.owner.is_none() {
+                if let Some(dialog) = by(&planned.owner_session) {
+                    planned.owner = Some(Err(Failure::blocked(dialog)));
+                    ended += 1;
+                }
+            }
+        }
+        if ended == 0 {
+            return FlowStatus::Running;
+        }
+        self.waiting = self.waiting.saturating_sub(ended);
+        let root_failed = self
+            .frames
+            .iter()
+            .any(|f| f.parent.is_none() && matches!(f.tree, Some(Err(_))));
+        if self.waiting == 0 || root_failed {
+            self.finish(ctx)
+        } else {
+            FlowStatus::Running
+        }
     }
 
     /// One command answered: done when none is left.
@@ -405,6 +528,7 @@ impl AxSnapshotFlow {
                 self.timeout_ms
             ),
             code: "timeout",
+            dialog: None,
         };
         // Which planned frames make it into the outline (parents come first).
         let mut included = vec![false; self.frames.len()];
@@ -420,10 +544,16 @@ impl AxSnapshotFlow {
                 .is_none_or(|p| included.get(p).copied().unwrap_or(false));
             let why = match (tree, owner) {
                 (Err(e), _) if f.parent.is_none() => {
-                    return Err(AxError::RootUnavailable {
-                        frame_id: f.frame_id.clone(),
-                        reason: e.reason,
-                        code: e.code,
+                    return Err(match e.dialog {
+                        Some(dialog) => AxError::Blocked {
+                            frame_id: f.frame_id.clone(),
+                            dialog,
+                        },
+                        None => AxError::RootUnavailable {
+                            frame_id: f.frame_id.clone(),
+                            reason: e.reason,
+                            code: e.code,
+                        },
                     })
                 }
                 _ if !parent_in => Some(format!(

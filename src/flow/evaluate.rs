@@ -5,9 +5,16 @@
 //! - A script: `Runtime.evaluate {timeout, awaitPromise: false, returnByValue: false,
 //!   objectGroup}` on the frame's session (an in-process frame: with its default context's
 //!   `uniqueContextId`). A primitive is the answer; an object gets one
-//!   `Runtime.callFunctionOn` of [`RACE`] on it (a promise raced against the budget left,
-//!   anything else returned by value). `awaitPromise: true` alone never ends for a promise
-//!   that never settles, and releasing its object group does not end it either.
+//!   `Runtime.callFunctionOn` of [`RACE`] on it (a function called first, once; a promise
+//!   raced against the budget left, anything else returned by value). `awaitPromise: true`
+//!   alone never ends for a promise that never settles, and releasing its object group does
+//!   not end it either.
+//! - A function's source ([`Evaluation::function`]): the same, with the source evaluated
+//!   between parentheses (a script would read `function () {}` as a declaration, whose
+//!   completion value is nothing), so its value is the function that [`RACE`] calls. The
+//!   script is not wrapped: statements (`var x = 1; x + 1`) keep their completion value.
+//!   A call that loops has no `Runtime.evaluate {timeout}` over it (`callFunctionOn` has
+//!   none): the flow's deadline terminates it, as it does an element function.
 //! - An element: `DOM.resolveNode {backendNodeId}`, then one `Runtime.callFunctionOn` of the
 //!   expression wrapped by [`element_function`] (called with the element, its promise raced
 //!   the same way).
@@ -55,9 +62,16 @@ const MARKER: &str = "cdp-supervisor: evaluate budget spent";
 /// document (it is thrown before the expression runs).
 const DETACHED: &str = "cdp-supervisor: node detached";
 
-/// Called on the evaluate's object result with the budget left (ms): a promise (or any
-/// thenable) raced against it, anything else returned as is (then by value).
-const RACE: &str = "function(ms) { if (this === null || typeof this.then !== 'function') return this; return Promise.race([this, new Promise((_, reject) => setTimeout(() => reject(new Error('cdp-supervisor: evaluate budget spent')), ms))]); }";
+/// Called on the evaluate's object result with the budget left (ms): a function called
+/// (once: a function it returns is not), then a promise (or any thenable) raced against
+/// the budget, anything else returned as is (then by value).
+const RACE: &str = "function(ms) { const r = typeof this === 'function' ? this() : this; if (r === null || r === undefined || typeof r.then !== 'function') return r; return Promise.race([r, new Promise((_, reject) => setTimeout(() => reject(new Error('cdp-supervisor: evaluate budget spent')), ms))]); }";
+
+/// A function's source as written, less what would break it between parentheses: the
+/// whitespace and semicolons after it (`"() => 1;"`).
+fn function_source(source: &str) -> &str {
+    source.trim_end_matches(|c: char| c == ';' || c.is_whitespace())
+}
 
 /// How long after the flow's deadline a late reply is still consumed quietly.
 const LATE_REPLY_GRACE_S: f64 = 60.0;
@@ -73,7 +87,8 @@ fn element_function(expression: &str, by_ref: bool) -> String {
         String::new()
     };
     format!(
-        "function(ms) {{ {check}const r = (\n{expression}\n).call(this, this); if (r === null || r === undefined || typeof r.then !== 'function') return r; return Promise.race([r, new Promise((_, reject) => setTimeout(() => reject(new Error('{MARKER}')), ms))]); }}"
+        "function(ms) {{ {check}const r = (\n{}\n).call(this, this); if (r === null || r === undefined || typeof r.then !== 'function') return r; return Promise.race([r, new Promise((_, reject) => setTimeout(() => reject(new Error('{MARKER}')), ms))]); }}",
+        function_source(expression)
     )
 }
 
@@ -187,6 +202,8 @@ pub(crate) struct EvaluateFlow {
     id: CommandId,
     plan: EvalPlan,
     expression: String,
+    /// `expression` is a function's source.
+    function: bool,
     budget_ms: u64,
     /// When the core gives up: the budget minus the headroom.
     deadline: f64,
@@ -267,6 +284,7 @@ impl EvaluateFlow {
             id,
             plan,
             expression: req.expression.clone(),
+            function: req.function,
             budget_ms: u64::try_from(budget.as_millis()).unwrap_or(u64::MAX),
             deadline: now + budget_s - headroom_s,
             headroom_s,
@@ -319,8 +337,15 @@ impl EvaluateFlow {
         match self.plan.node {
             Some(node) => self.resolve_node(ctx, node),
             None => {
+                // A function's source is read as an expression, so its value is the
+                // function (called by `RACE`).
+                let expression = if self.function {
+                    format!("(\n{}\n)", function_source(&self.expression))
+                } else {
+                    self.expression.clone()
+                };
                 let mut params = json!({
-                    "expression": self.expression,
+                    "expression": expression,
                     "objectGroup": self.group,
                     "returnByValue": false,
                     "awaitPromise": false,
@@ -511,6 +536,20 @@ impl EvaluateFlow {
         let dialog = Box::new(dialog.clone());
         // The script's reply is consumed quietly when the dialog closes; the release sent
         // now waits behind the script on the page's thread, so it frees what it returns.
+        self.finish(ctx, Err(EvalError::Blocked { dialog }))
+    }
+
+    /// A dialog opened in another tab of this tab's renderer (fact 25b): the script is
+    /// stalled as by one of its own tab's.
+    pub fn on_shared_dialog(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        dialog: &crate::snapshot::PendingDialog,
+    ) -> FlowStatus {
+        if self.dialog_at_start.as_deref() == Some(dialog.id.as_str()) {
+            return FlowStatus::Running;
+        }
+        let dialog = Box::new(dialog.clone());
         self.finish(ctx, Err(EvalError::Blocked { dialog }))
     }
 

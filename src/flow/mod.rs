@@ -133,9 +133,26 @@ impl AnyFlow {
         match self {
             AnyFlow::Attach(f) => f.on_event(ctx, session, event),
             AnyFlow::Evaluate(f) => f.on_event(ctx, session, event),
-            // They want no event (`wants`): nothing to offer.
-            AnyFlow::AxSnapshot(_) | AnyFlow::ResolveRef(_) => FlowStatus::Running,
+            AnyFlow::AxSnapshot(f) => f.on_event(ctx, event),
+            // It wants no event (`wants`): nothing to offer.
+            AnyFlow::ResolveRef(_) => FlowStatus::Running,
             AnyFlow::Act(f) => f.on_event(ctx, session, event),
+        }
+    }
+
+    /// A dialog of another tab of this tab's renderer opened: actions and evaluates end
+    /// as blocked (see `Supervisor`, tabs that share a renderer).
+    pub fn on_shared_dialog(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        dialog: &crate::snapshot::PendingDialog,
+    ) -> FlowStatus {
+        match self {
+            AnyFlow::Act(f) => f.on_shared_dialog(ctx, &dialog.id),
+            AnyFlow::Evaluate(f) => f.on_shared_dialog(ctx, dialog),
+            AnyFlow::Attach(_) | AnyFlow::AxSnapshot(_) | AnyFlow::ResolveRef(_) => {
+                FlowStatus::Running
+            }
         }
     }
 
@@ -148,13 +165,14 @@ impl AnyFlow {
             AnyFlow::Attach(_) => {
                 session.is_none() && matches!(event, CdpEvent::AttachedToTarget(_))
             }
-            AnyFlow::Evaluate(_) => {
+            // A dialog that opens (a bridge dialog is a paused request) blocks them.
+            AnyFlow::Evaluate(_) | AnyFlow::AxSnapshot(_) => {
                 matches!(
                     event,
                     CdpEvent::DialogOpening(_) | CdpEvent::RequestPaused(_)
                 )
             }
-            AnyFlow::AxSnapshot(_) | AnyFlow::ResolveRef(_) => false,
+            AnyFlow::ResolveRef(_) => false,
             // Console lines, dialogs, navigations and lifecycle of the tab.
             AnyFlow::Act(_) => true,
         }
@@ -230,6 +248,16 @@ impl Flows {
         self.running.retain_mut(|(_, flow)| {
             !flow.wants(session, event) || flow.on_event(ctx, session, event) == FlowStatus::Running
         });
+    }
+
+    /// Offers a dialog of another tab of this renderer to every flow.
+    pub fn offer_shared_dialog(
+        &mut self,
+        ctx: &mut FlowCtx<'_>,
+        dialog: &crate::snapshot::PendingDialog,
+    ) {
+        self.running
+            .retain_mut(|(_, flow)| flow.on_shared_dialog(ctx, dialog) == FlowStatus::Running);
     }
 
     /// How many evaluates are running.

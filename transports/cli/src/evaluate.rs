@@ -8,29 +8,35 @@ use serde_json::{json, Map, Value};
 
 use crate::protocol::typed;
 
-/// Reads an `evaluate` line's fields: `expression` (required), `frame_id`, `ref`,
-/// `backend_node_id`, `timeout_ms` (default 30 000).
+/// Reads an `evaluate` line's fields: `expression` or `function` (one is required: a
+/// script, or a function's source that is called), `frame_id`, `ref`, `backend_node_id`,
+/// `timeout_ms` (default 30 000).
 ///
 /// ```
 /// use cdp_supervise::evaluate::parse_evaluate;
 /// let line = serde_json::json!({"cmd":"evaluate","expression":"el => el.id","backend_node_id":12,"timeout_ms":500});
 /// let e = parse_evaluate(&line)?;
 /// assert_eq!(e.timeout.as_millis(), 500);
+/// assert!(!e.function);
+/// let f = parse_evaluate(&serde_json::json!({"cmd":"evaluate","function":"() => 6*7"}))?;
+/// assert!(f.function && f.expression == "() => 6*7");
 /// assert!(parse_evaluate(&serde_json::json!({"cmd":"evaluate"})).is_err());
+/// assert!(parse_evaluate(&serde_json::json!({"cmd":"evaluate","expression":"1","function":"() => 1"})).is_err());
 /// assert!(parse_evaluate(&serde_json::json!({"cmd":"evaluate","expression":"1","frame_id":5})).is_err());
 /// # Ok::<(), String>(())
 /// ```
 pub fn parse_evaluate(request: &Value) -> Result<Evaluation, String> {
-    let expression = request
-        .get("expression")
-        .and_then(Value::as_str)
-        .ok_or("missing \"expression\": a script, e.g. \"document.title\" (with ref or backend_node_id: a function, e.g. \"el => el.textContent\")")?;
-    let mut evaluation = Evaluation::new(expression);
     // A field of the wrong type is an error, never "absent".
     let string = |key: &str| match request.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.as_str())),
         Some(_) => Err(format!("\"{key}\" must be a string")),
+    };
+    let mut evaluation = match (string("expression")?, string("function")?) {
+        (Some(_), Some(_)) => return Err("give \"expression\" or \"function\", not both".into()),
+        (Some(e), None) => Evaluation::new(e),
+        (None, Some(f)) => Evaluation::function(f),
+        (None, None) => return Err("missing \"expression\" or \"function\": a script, e.g. \"document.title\", or a function to call, e.g. \"() => document.title\" (with ref or backend_node_id: called with the element, e.g. \"el => el.textContent\")".into()),
     };
     evaluation.frame_id = string("frame_id")?.map(str::to_owned);
     let reference = string("ref")?;

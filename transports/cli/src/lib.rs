@@ -14,5 +14,6 @@ pub mod evaluate;
 pub mod lines;
 pub mod live_view;
 pub mod mcp;
+pub mod mcp_tabs;
 pub mod protocol;
 pub mod serve;

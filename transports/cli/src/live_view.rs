@@ -2,7 +2,8 @@
 //!
 //! JSON lines are for programs; a person watching the demo wants to see a frame appear
 //! with its depth and whether it is an OOPIF, a dialog with the command that answers it,
-//! a console error with its frame, the page's state. [`LiveView`] turns each diff into
+//! a console error with its frame, the page's state, a tab opening, changing or closing and
+//! which tab is current. [`LiveView`] turns each diff into
 //! such a line. It remembers each frame's parent to tell depths, and forgets a frame when
 //! it goes, so it holds no more frames than the supervisor does.
 
@@ -33,6 +34,9 @@ pub struct LiveView {
     /// The last line shown per frame and for the page: a diff that changes nothing a
     /// person sees (a session id, say) shows no line.
     shown: HashMap<String, String>,
+    /// The last line shown per tab (the same rule), and so how many tabs are open: with
+    /// more than one, a dialog line names its tab.
+    tabs: HashMap<String, String>,
 }
 
 fn state_word(state: PageState) -> &'static str {
@@ -92,6 +96,16 @@ impl LiveView {
                 frame.frame_id.as_str()
             }
             Diff::Page { .. } => "",
+            Diff::TabOpened { tab } | Diff::TabUpdated { tab } => {
+                let seen = line.get(1..).unwrap_or("").to_owned();
+                if self.tabs.get(&tab.tab_id) == Some(&seen) {
+                    return None;
+                }
+                if self.tabs.len() < MAX_FRAMES || self.tabs.contains_key(&tab.tab_id) {
+                    self.tabs.insert(tab.tab_id.clone(), seen);
+                }
+                return Some(line);
+            }
             _ => return Some(line),
         };
         let seen = line.get(1..).unwrap_or("");
@@ -120,11 +134,15 @@ impl LiveView {
                 format!("- frame {frame_id}  gone")
             }
             Diff::DialogOpened { dialog } => format!(
-                "! dialog {} {} {:?} in frame {}\n    answer: {{\"id\":1,\"cmd\":\"dialog\",\"action\":\"accept\",\"dialog_id\":\"{}\"}}  (or \"dismiss\"{})",
+                "! dialog {} {} {:?} in frame {}{}\n    answer: {{\"id\":1,\"cmd\":\"dialog\",\"action\":\"accept\",\"dialog_id\":\"{}\"}}  (or \"dismiss\"{})",
                 dialog.id,
                 dialog.kind,
                 dialog.message,
                 dialog.frame_id,
+                match dialog.tab_id.as_deref() {
+                    Some(tab) if self.tabs.len() > 1 => format!(" of tab {tab}"),
+                    _ => String::new(),
+                },
                 dialog.id,
                 if dialog.kind == "prompt" {
                     "; add \"prompt_text\":\"...\" for a prompt"
@@ -158,9 +176,42 @@ impl LiveView {
                 (state, _) => format!("# page {}  (target {})", state_word(*state), page.target_id),
             },
             Diff::Page { page: None, .. } => "# no page attached".to_owned(),
+            Diff::TabOpened { tab } => tab_line('+', tab),
+            Diff::TabUpdated { tab } => tab_line('~', tab),
+            Diff::TabClosed { tab_id } => {
+                self.tabs.remove(tab_id);
+                format!("- tab {tab_id}  closed")
+            }
+            Diff::CurrentTab { tab_id: Some(tab) } => format!(
+                "> current tab {tab}  (calls without a tab_id go there; change it: {{\"id\":1,\"cmd\":\"tab_select\",\"tab_id\":\"...\"}})"
+            ),
+            Diff::CurrentTab { tab_id: None } => "> no tab left".to_owned(),
             _ => return None,
         })
     }
+}
+
+/// `+ tab T  live  "Title"  http://...  (opened by O)`; the current tab is marked.
+fn tab_line(mark: char, tab: &cdp_supervisor::TabInfo) -> String {
+    use cdp_supervisor::TabState;
+    // Capitals for what needs a person's eye, as the page line does.
+    let state = match tab.state {
+        TabState::Attaching => "attaching",
+        TabState::Live => "live",
+        TabState::Blocked => "BLOCKED",
+        TabState::Crashed => "CRASHED",
+    };
+    format!(
+        "{mark} tab {}  {state}{}  {:?}  {}{}",
+        tab.tab_id,
+        if tab.current { "  current" } else { "" },
+        tab.title,
+        tab.url,
+        tab.opener_tab_id
+            .as_deref()
+            .map(|o| format!("  (opened by {o})"))
+            .unwrap_or_default()
+    )
 }
 
 #[cfg(test)]
@@ -178,6 +229,67 @@ mod tests {
             is_oopif: false,
             session_id: None,
         }
+    }
+
+    #[test]
+    fn tabs_show_as_lines_and_a_dialog_names_its_tab_once_there_are_two() {
+        use cdp_supervisor::{DialogKind, PendingDialog, TabInfo, TabState};
+        let tab = |id: &str, opener: Option<&str>, current: bool| TabInfo {
+            tab_id: id.into(),
+            url: format!("http://x/{id}"),
+            title: id.to_lowercase(),
+            opener_tab_id: opener.map(Into::into),
+            state: TabState::Live,
+            current,
+        };
+        let mut view = LiveView::default();
+        let opened = view.line(&Diff::TabOpened {
+            tab: tab("A", None, true),
+        });
+        assert_eq!(
+            opened.as_deref(),
+            Some("+ tab A  live  current  \"a\"  http://x/A")
+        );
+        let popup = view.line(&Diff::TabOpened {
+            tab: tab("B", Some("A"), false),
+        });
+        assert_eq!(
+            popup.as_deref(),
+            Some("+ tab B  live  \"b\"  http://x/B  (opened by A)")
+        );
+        // The same entry again shows nothing; a crash shows.
+        assert_eq!(
+            view.line(&Diff::TabUpdated {
+                tab: tab("B", Some("A"), false)
+            }),
+            None
+        );
+        let mut crashed = tab("B", Some("A"), false);
+        crashed.state = TabState::Crashed;
+        let line = view.line(&Diff::TabUpdated { tab: crashed }).unwrap();
+        assert!(line.starts_with("~ tab B  CRASHED"), "{line}");
+        let current = view.line(&Diff::CurrentTab {
+            tab_id: Some("B".into()),
+        });
+        assert!(current.unwrap().starts_with("> current tab B"));
+        let dialog = PendingDialog {
+            id: "d-1".into(),
+            kind: DialogKind::Alert,
+            message: "hi".into(),
+            default_prompt: String::new(),
+            opened_at: 0.0,
+            frame_id: "B".into(),
+            url: String::new(),
+            tab_id: Some("B".into()),
+        };
+        let line = view.line(&Diff::DialogOpened { dialog }).unwrap();
+        assert!(
+            line.starts_with("! dialog d-1 alert \"hi\" in frame B of tab B\n"),
+            "{line}"
+        );
+        let closed = view.line(&Diff::TabClosed { tab_id: "B".into() });
+        assert_eq!(closed.as_deref(), Some("- tab B  closed"));
+        assert_eq!(view.tabs.len(), 1);
     }
 
     #[test]

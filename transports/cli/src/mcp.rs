@@ -166,6 +166,14 @@ const REF_DOC: &str =
 /// The tools, as `tools/list` answers them. Names and argument names follow Playwright MCP
 /// so that prompts carry over.
 pub fn tools() -> Value {
+    let mut tools = tools_of_one_tab();
+    if let Some(list) = tools.as_array_mut() {
+        list.push(crate::mcp_tabs::tool());
+    }
+    tools
+}
+
+fn tools_of_one_tab() -> Value {
     let ref_prop = json!({"type": "string", "description": REF_DOC});
     let target_prop = json!({"type": "string", "description": "Playwright MCP's name for `ref`."});
     let element = json!({"type": "string", "description": "A human-readable description of the element, for the log (optional)."});
@@ -186,8 +194,8 @@ pub fn tools() -> Value {
          "inputSchema": schema(json!({"direction": {"type": "string", "enum": ["up", "down"], "description": "One viewport up or down."}, "ref": ref_prop, "target": target_prop, "timeout_ms": timeout, "wait": wait}), &[])},
         {"name": "browser_take_screenshot", "description": "A screenshot of the tab as it is now.",
          "inputSchema": schema(json!({}), &[])},
-        {"name": "browser_evaluate", "description": "Evaluate JavaScript in the top frame or any frame (OOPIFs included) under one time budget: a script that never ends is terminated and the tab stays usable. With `ref`, `expression` is a function called with the element.",
-         "inputSchema": schema(json!({"expression": {"type": "string", "description": "A JavaScript expression, or a function such as (el) => el.textContent when a ref is given (also accepted as `function`)."}, "function": {"type": "string", "description": "Playwright MCP's name for `expression`."}, "ref": ref_prop, "target": target_prop, "element": element, "frame_id": {"type": "string", "description": "The frame to run in (a frame id from the snapshot's refs); the top frame by default."}, "timeout_ms": timeout}), &[])},
+        {"name": "browser_evaluate", "description": "Evaluate JavaScript in the top frame or any frame (OOPIFs included) under one time budget: a script that never ends is terminated and the tab stays usable. `function` is called (with the element when `ref` is given); `expression` is a script whose value is the answer (a function value is called too).",
+         "inputSchema": schema(json!({"function": {"type": "string", "description": "A function's source, called: () => document.title, async () => { ... }, or (element) => element.textContent when a ref is given."}, "expression": {"type": "string", "description": "Instead of `function`: a script, e.g. document.title; its last value is the answer (a function value is called)."}, "ref": ref_prop, "target": target_prop, "element": element, "frame_id": {"type": "string", "description": "The frame to run in (a frame id from the snapshot's refs); the top frame by default."}, "timeout_ms": timeout}), &[])},
         {"name": "browser_handle_dialog", "description": "Accept or dismiss a pending JavaScript dialog (alert, confirm, prompt, beforeunload).",
          "inputSchema": schema(json!({"accept": {"type": "boolean", "description": "true to accept (OK), false to dismiss (Cancel)."}, "prompt_text": {"type": "string", "description": "The text to answer a prompt with (also accepted as `promptText`)."}, "promptText": {"type": "string", "description": "Playwright MCP's name for `prompt_text`."}, "dialog_id": {"type": "string", "description": "Which dialog (d-1, ...); needed only when several are pending."}}), &["accept"])},
         {"name": "browser_console_messages", "description": "The console lines and errors of every frame since the last call.",
@@ -280,8 +288,10 @@ pub enum ToolCall {
     Screenshot,
     /// `browser_evaluate`.
     Evaluate {
-        /// The expression or function.
+        /// The expression, or the function's source.
         expression: String,
+        /// `expression` is a function's source, to be called (Playwright's `function`).
+        function: bool,
         /// The element to call it with.
         reference: Option<String>,
         /// The frame.
@@ -302,6 +312,8 @@ pub enum ToolCall {
     ConsoleMessages,
     /// `browser_close`.
     Close,
+    /// `browser_tabs` (see [`crate::mcp_tabs`]).
+    Tabs(crate::mcp_tabs::TabsAction),
 }
 
 /// Why a `tools/call` was refused before anything was sent.
@@ -492,12 +504,31 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
             }
         }
         "browser_take_screenshot" => ToolCall::Screenshot,
-        "browser_evaluate" => ToolCall::Evaluate {
-            expression: a.required(&["expression", "function"], "the JavaScript to run")?,
-            reference: a.reference()?,
-            frame_id: a.string(&["frame_id"])?,
-            timeout_ms: a.timeout()?,
-        },
+        "browser_evaluate" => {
+            let expression = a.string(&["expression"])?.filter(|s| !s.is_empty());
+            let function = a.string(&["function"])?.filter(|s| !s.is_empty());
+            let (expression, function) = match (expression, function) {
+                (Some(_), Some(_)) => {
+                    return Err(CallError::BadArgument(
+                        "give `function` or `expression`, not both".into(),
+                    ))
+                }
+                (Some(e), None) => (e, false),
+                (None, Some(f)) => (f, true),
+                (None, None) => {
+                    return Err(CallError::BadArgument(
+                        "`function` is required: the JavaScript to run, e.g. () => document.title (or `expression`: a script)".into(),
+                    ))
+                }
+            };
+            ToolCall::Evaluate {
+                expression,
+                function,
+                reference: a.reference()?,
+                frame_id: a.string(&["frame_id"])?,
+                timeout_ms: a.timeout()?,
+            }
+        }
         "browser_handle_dialog" => ToolCall::HandleDialog {
             accept: a.flag("accept")?.ok_or_else(|| {
                 CallError::BadArgument(
@@ -509,6 +540,7 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
         },
         "browser_console_messages" => ToolCall::ConsoleMessages,
         "browser_close" => ToolCall::Close,
+        "browser_tabs" => ToolCall::Tabs(crate::mcp_tabs::parse_tabs(args)?),
         other => return Err(CallError::UnknownTool(other.to_owned())),
     })
 }
@@ -574,6 +606,7 @@ mod tests {
             call,
             ToolCall::Evaluate {
                 expression: "(el) => el.textContent".into(),
+                function: true,
                 reference: Some("e3".into()),
                 frame_id: None,
                 timeout_ms: None

@@ -19,6 +19,7 @@ use cdp_supervise::mcp::{
     code, error_response, initialize_result, parse_message, parse_tool_call, response, tool_result,
     tools, CallError, Incoming, RpcError, Target, ToolCall,
 };
+use cdp_supervise::mcp_tabs::{name_of, tab_list, TabsAction, TabsSeen};
 use cdp_supervisor::act::{ActOptions, Action, Wait};
 use cdp_supervisor::ax::AxOptions;
 use cdp_supervisor::evaluate::{Element, Evaluation};
@@ -116,6 +117,8 @@ struct Session<'a> {
     warning: Option<String>,
     /// Console entries up to this time were returned by `browser_console_messages`.
     console_seen_until: f64,
+    /// The tabs the last result named.
+    tabs_seen: TabsSeen,
 }
 
 impl<'a> Session<'a> {
@@ -128,6 +131,7 @@ impl<'a> Session<'a> {
             reported_closed: HashSet::new(),
             warning: None,
             console_seen_until: f64::NEG_INFINITY,
+            tabs_seen: TabsSeen::default(),
         }
     }
 
@@ -178,6 +182,7 @@ impl<'a> Session<'a> {
         drop(client);
         drop(self.headed_browser.take());
         self.reported_closed.clear();
+        self.tabs_seen.clear();
         Some(if launched {
             "Closed the browser this server launched.".into()
         } else {
@@ -228,6 +233,78 @@ impl<'a> Session<'a> {
     }
 }
 
+impl Session<'_> {
+    /// The lines every result ends with after the dialogs: the tabs opened or closed since
+    /// the last result, and the current tab.
+    fn tab_report(&mut self) -> String {
+        match self.client.as_ref().map(Client::tabs) {
+            Some(Ok(tabs)) => self.tabs_seen.report(&tabs),
+            _ => String::new(),
+        }
+    }
+}
+
+/// `browser_tabs`: list, open, select or close a tab; answers with the list.
+fn tabs_tool(client: &Client, action: TabsAction) -> Outcome {
+    let tabs = match client.tabs() {
+        Ok(t) => t,
+        Err(e) => return failed(e.to_string()),
+    };
+    let tab_at = |index: usize| {
+        tabs.get(index).map(|t| t.tab_id.clone()).ok_or_else(|| {
+            failed(format!(
+                "No tab {index}: there are {} tabs, numbered from 0 as browser_tabs {{action: \"list\"}} shows them.",
+                tabs.len()
+            ))
+        })
+    };
+    let head = match action {
+        TabsAction::List => String::new(),
+        TabsAction::New { url } => match client.new_tab(url.as_deref().unwrap_or("about:blank")) {
+            Ok(_) => {
+                "Opened a new tab; it is the current tab, and the next tools act on it.\n".into()
+            }
+            Err(e) => return failed(format!("Cannot open a tab: {e}")),
+        },
+        TabsAction::Select { index } => {
+            let id = match tab_at(index) {
+                Ok(id) => id,
+                Err(e) => return e,
+            };
+            match client.select_tab(&id) {
+                Ok(_) => format!("Selected tab {index}; the next tools act on it.\n"),
+                Err(e) => return failed(format!("Cannot select tab {index}: {e}")),
+            }
+        }
+        TabsAction::Close { index } => {
+            let id = match index.map(tab_at).transpose() {
+                Ok(id) => id,
+                Err(e) => return e,
+            };
+            let name = id
+                .as_deref()
+                .or_else(|| tabs.iter().find(|t| t.current).map(|t| t.tab_id.as_str()))
+                .and_then(|id| name_of(&tabs, id))
+                .unwrap_or_else(|| "the current tab".into());
+            match client.close_tab(id.as_deref(), false) {
+                Ok(c) if c.closed => format!("Closed tab {name}.\n"),
+                Ok(c) => match c.dialog {
+                    Some(d) => format!(
+                        "Tab {name} asks to stay (its {} dialog {} is pending): accept it with browser_handle_dialog to close the tab, dismiss it to keep the page.\n",
+                        d.kind, d.id
+                    ),
+                    None => format!("Tab {name} stayed open (its page asked to stay, and the answer kept it).\n"),
+                },
+                Err(e) => return failed(format!("Cannot close tab {name}: {e}")),
+            }
+        }
+    };
+    match client.tabs() {
+        Ok(tabs) => ok(format!("{head}{}", tab_list(&tabs))),
+        Err(e) => failed(format!("{head}{e}")),
+    }
+}
+
 fn pending_text(snapshot: &Snapshot) -> String {
     if snapshot.pending_dialogs.is_empty() {
         return "\nPending dialogs: none.".into();
@@ -236,8 +313,16 @@ fn pending_text(snapshot: &Snapshot) -> String {
         "\nPending dialogs (the page's scripts wait until they are answered; use browser_handle_dialog):",
     );
     for d in &snapshot.pending_dialogs {
+        // With several tabs, which one waits (an index as browser_tabs lists it).
+        let tab = d
+            .tab_id
+            .as_deref()
+            .filter(|_| snapshot.tabs.len() > 1)
+            .and_then(|t| snapshot.tabs.iter().position(|x| x.tab_id == t))
+            .map(|i| format!(" of tab {i}"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "\n- {} {} {:?} in frame {}{}",
+            "\n- {} {} {:?} in frame {}{tab}{}",
             d.id,
             d.kind,
             d.message,
@@ -335,6 +420,7 @@ fn run_tool(session: &mut Session<'_>, call: ToolCall) -> Outcome {
                 ok(format!("Console errors since the last call:\n{text}"))
             }
         }
+        ToolCall::Tabs(action) => tabs_tool(client, action),
         other => agent_tool(client, other),
     }
 }
@@ -452,11 +538,16 @@ fn agent_tool(client: &Client, call: ToolCall) -> Outcome {
         }
         ToolCall::Evaluate {
             expression,
+            function,
             reference,
             frame_id,
             timeout_ms,
         } => {
-            let mut evaluation = Evaluation::new(&expression);
+            let mut evaluation = if function {
+                Evaluation::function(&expression)
+            } else {
+                Evaluation::new(&expression)
+            };
             if let Some(frame) = &frame_id {
                 evaluation = evaluation.in_frame(frame);
             }
@@ -517,6 +608,17 @@ fn act(client: &Client, action: Value, options: Value) -> Outcome {
             "\nA dialog ({d}) opened and ended the action; no screenshot (a tab with a dialog cannot paint). Answer it with browser_handle_dialog."
         ));
     }
+    if let Some(first) = result.opened_tabs.first() {
+        // The agent must learn in this turn that its next tools act on another tab.
+        let tabs = client.tabs().unwrap_or_default();
+        let tab_name = |id: &String| name_of(&tabs, id).unwrap_or_else(|| id.clone());
+        let opened: Vec<String> = result.opened_tabs.iter().map(tab_name).collect();
+        text.push_str(&format!(
+            "\nThe {name} opened a new tab: {}. Tab {} is the current tab now: the next tools act on it (browser_tabs selects another).",
+            opened.join(", "),
+            tab_name(first)
+        ));
+    }
     if result.console.is_empty() {
         text.push_str("\nConsole: nothing since the action began.");
     } else {
@@ -545,7 +647,12 @@ fn act(client: &Client, action: Value, options: Value) -> Outcome {
 
 fn screenshot(client: &Client) -> Outcome {
     if let Ok(s) = client.snapshot() {
-        if !s.pending_dialogs.is_empty() {
+        // Only a dialog of the current tab keeps it from painting.
+        let current = s.tabs.iter().find(|t| t.current).map(|t| t.tab_id.as_str());
+        let here = |d: &&cdp_supervisor::PendingDialog| {
+            d.tab_id.is_none() || current.is_none() || d.tab_id.as_deref() == current
+        };
+        if s.pending_dialogs.iter().any(|d| here(&d)) {
             return failed("A dialog is pending, and a tab with a dialog cannot paint: answer it with browser_handle_dialog first.");
         }
     }
@@ -580,7 +687,12 @@ fn handle(session: &mut Session<'_>, id: Value, method: &str, params: Value) -> 
         "tools/call" => match parse_tool_call(&params) {
             Ok(call) => {
                 let outcome = run_tool(session, call);
-                let text = format!("{}{}", outcome.text, session.dialog_report());
+                let text = format!(
+                    "{}{}{}",
+                    outcome.text,
+                    session.dialog_report(),
+                    session.tab_report()
+                );
                 let image = outcome
                     .image
                     .as_ref()
@@ -593,7 +705,11 @@ fn handle(session: &mut Session<'_>, id: Value, method: &str, params: Value) -> 
                 message: format!("unknown tool {name:?}: tools/list names the tools"),
             }),
             Err(CallError::BadArgument(message)) => {
-                let text = format!("{message}{}", session.dialog_report());
+                let text = format!(
+                    "{message}{}{}",
+                    session.dialog_report(),
+                    session.tab_report()
+                );
                 response(&id, tool_result(text, None, true))
             }
         },

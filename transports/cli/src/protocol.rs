@@ -22,6 +22,10 @@ pub struct Request {
     pub id: Value,
     /// The command.
     pub command: Command,
+    /// The tab it goes to (`tab_id`); `None`: the current tab (for `dialog`: any tab's).
+    /// Browser-wide commands (`snapshot`, `policy`, `settle`, `stop`, `tabs`, `tab_new`)
+    /// ignore it; `tab_select` and `tab_close` carry their own.
+    pub tab_id: Option<String>,
 }
 
 /// The commands of `watch`.
@@ -53,7 +57,8 @@ pub enum Command {
         /// Its deadline ([`DEFAULT_CDP_TIMEOUT`] unless `timeout_ms` says otherwise).
         timeout: Duration,
     },
-    /// `{"cmd":"evaluate","expression":"...","frame_id":"F","ref":"e3","backend_node_id":12,"timeout_ms":2000}`.
+    /// `{"cmd":"evaluate","expression":"...","frame_id":"F","ref":"e3","backend_node_id":12,"timeout_ms":2000}`,
+    /// or `"function":"() => ..."` (a function's source, called) for `expression`.
     Evaluate(cdp_supervisor::Evaluation),
     /// `{"cmd":"recover"}`: release a page blocked by a dialog left open.
     Recover,
@@ -70,7 +75,30 @@ pub enum Command {
         /// Its budget and whether to take a screenshot.
         options: cdp_supervisor::act::ActOptions,
     },
+    /// `{"cmd":"tabs"}`: every tab.
+    Tabs,
+    /// `{"cmd":"tab_new","url":"https://..."}`: open a tab; it becomes current.
+    TabNew {
+        /// Where.
+        url: String,
+    },
+    /// `{"cmd":"tab_select","tab_id":"T"}`: make a tab current.
+    TabSelect {
+        /// Which.
+        tab_id: String,
+    },
+    /// `{"cmd":"tab_close","tab_id":"T","force":false}`: close a tab (the current one
+    /// without `tab_id`); `force` skips its `beforeunload` handler.
+    TabClose {
+        /// Which; `None`: the current tab.
+        tab_id: Option<String>,
+        /// `Target.closeTarget` instead of `Page.close`.
+        force: bool,
+    },
 }
+
+/// The `cmd` words, for the messages that list them.
+const COMMANDS: &str = "snapshot, ax_snapshot, dialog, cdp, evaluate, act, policy, recover, settle, stop, tabs, tab_new, tab_select or tab_close";
 
 /// The `code` of an error line about the request itself (not JSON, a missing or
 /// mistyped field, a number out of range, a line over the length limit).
@@ -165,10 +193,9 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
             .map_err(|e| fail(e.to_string()))
     };
     let Some(cmd) = opt_str("cmd")? else {
-        return Err(fail(
-            "missing \"cmd\": one of snapshot, ax_snapshot, dialog, cdp, evaluate, act, policy, recover, settle, stop".into(),
-        ));
+        return Err(fail(format!("missing \"cmd\": one of {COMMANDS}")));
     };
+    let tab_id = opt_str("tab_id")?;
     let command = match cmd.as_str() {
         "snapshot" => Command::Snapshot,
         "policy" => Command::Policy(
@@ -192,12 +219,13 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
                 None | Some(Value::Null) => Value::Null,
                 Some(p @ Value::Object(_)) => p.clone(),
                 Some(other) => {
-                    return Err(fail(format!("\"params\" must be a JSON object, not {other}")))
+                    return Err(fail(format!(
+                        "\"params\" must be a JSON object, not {other}"
+                    )))
                 }
             },
             frame_id: opt_str("frame_id")?,
-            timeout: timeout_ms(request.get("timeout_ms"), DEFAULT_CDP_TIMEOUT)
-                .map_err(fail)?,
+            timeout: timeout_ms(request.get("timeout_ms"), DEFAULT_CDP_TIMEOUT).map_err(fail)?,
         },
         "act" => {
             let coded = |e: cdp_supervisor::act::ActError| LineError {
@@ -214,11 +242,41 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
         "ax_snapshot" => Command::AxSnapshot(ax_options(&request).map_err(fail)?),
         "stop" => Command::Stop,
         "evaluate" => Command::Evaluate(crate::evaluate::parse_evaluate(&request).map_err(fail)?),
-        other => return Err(fail(format!(
-            "unknown cmd {other:?}: use snapshot, ax_snapshot, dialog, cdp, evaluate, act, policy, recover, settle or stop"
-        ))),
+        "tabs" => Command::Tabs,
+        "tab_new" => Command::TabNew {
+            url: opt_str("url")?.filter(|u| !u.is_empty()).ok_or_else(|| {
+                fail("missing \"url\": the page the new tab opens, e.g. \"about:blank\"".into())
+            })?,
+        },
+        "tab_select" => Command::TabSelect {
+            tab_id: tab_id.clone().ok_or_else(|| {
+                fail("missing \"tab_id\": the tab to select, as {\"cmd\":\"tabs\"} lists it".into())
+            })?,
+        },
+        "tab_close" => Command::TabClose {
+            tab_id: tab_id.clone(),
+            force: match request.get("force") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(other) => {
+                    return Err(fail(format!(
+                        "\"force\" must be true or false, not {other}"
+                    )))
+                }
+            },
+        },
+        other => return Err(fail(format!("unknown cmd {other:?}: use {COMMANDS}"))),
     };
-    Ok(Request { id, command })
+    // The tab commands carry the tab in the command itself.
+    let tab_id = match command {
+        Command::TabSelect { .. } | Command::TabClose { .. } => None,
+        _ => tab_id,
+    };
+    Ok(Request {
+        id,
+        command,
+        tab_id,
+    })
 }
 
 /// The options of an `ax_snapshot` line; a field of the wrong type is an error that names it.
@@ -415,6 +473,79 @@ mod tests {
             panic!("cdp")
         };
         assert_eq!(timeout, Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn tab_commands_parse_and_every_command_takes_a_tab_id() {
+        let p = |s: &str| parse_line(s.as_bytes());
+        assert_eq!(p(r#"{"cmd":"tabs"}"#).unwrap().command, Command::Tabs);
+        assert_eq!(
+            p(r#"{"cmd":"tab_new","url":"about:blank"}"#)
+                .unwrap()
+                .command,
+            Command::TabNew {
+                url: "about:blank".into()
+            }
+        );
+        let r = p(r#"{"id":3,"cmd":"tab_select","tab_id":"T"}"#).unwrap();
+        assert_eq!(
+            (r.command, r.tab_id),
+            (Command::TabSelect { tab_id: "T".into() }, None)
+        );
+        assert_eq!(
+            p(r#"{"cmd":"tab_close"}"#).unwrap().command,
+            Command::TabClose {
+                tab_id: None,
+                force: false
+            }
+        );
+        assert_eq!(
+            p(r#"{"cmd":"tab_close","tab_id":"T","force":true}"#)
+                .unwrap()
+                .command,
+            Command::TabClose {
+                tab_id: Some("T".into()),
+                force: true
+            }
+        );
+        let r = p(r#"{"cmd":"evaluate","expression":"1","tab_id":"T2"}"#).unwrap();
+        assert_eq!(r.tab_id.as_deref(), Some("T2"));
+        for bad in [
+            r#"{"id":1,"cmd":"tab_new"}"#,
+            r#"{"id":1,"cmd":"tab_select"}"#,
+            r#"{"id":1,"cmd":"tab_close","force":"yes"}"#,
+            r#"{"id":1,"cmd":"evaluate","expression":"1","tab_id":7}"#,
+        ] {
+            let e = p(bad).unwrap_err();
+            assert_eq!(e.id, 1, "{bad}");
+        }
+        assert!(p(r#"{"cmd":"nope"}"#)
+            .unwrap_err()
+            .message
+            .contains("tab_close"));
+    }
+
+    #[test]
+    fn tab_diffs_are_lines() {
+        use cdp_supervisor::{TabInfo, TabState};
+        let tab = TabInfo {
+            tab_id: "T".into(),
+            url: "about:blank".into(),
+            title: String::new(),
+            opener_tab_id: Some("O".into()),
+            state: TabState::Live,
+            current: true,
+        };
+        let line: Value = serde_json::from_str(&diff_line(&Diff::TabOpened { tab })).unwrap();
+        assert_eq!(line["type"], "diff");
+        assert_eq!(line["op"], "tab_opened");
+        assert_eq!(line["tab"]["opener_tab_id"], "O");
+        let line = diff_line(&Diff::CurrentTab {
+            tab_id: Some("T".into()),
+        });
+        assert_eq!(line, r#"{"type":"diff","op":"current_tab","tab_id":"T"}"#);
+        let line = diff_line(&Diff::TabClosed { tab_id: "T".into() });
+        assert_eq!(line, r#"{"type":"diff","op":"tab_closed","tab_id":"T"}"#);
     }
 
     #[test]

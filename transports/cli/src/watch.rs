@@ -4,7 +4,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use cdp_supervise::demo::{DemoSite, DEMO_INTERVAL_S};
-use cdp_supervise::evaluate::{error_of, value_line};
+use cdp_supervise::evaluate::{error_of, eval_error_line, value_line};
 use cdp_supervise::lines::{Line, LineReader, MAX_LINE};
 use cdp_supervise::live_view::LiveView;
 use cdp_supervise::protocol::{
@@ -214,8 +214,8 @@ fn handle_line<'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     line: &[u8],
 ) -> Flow {
-    let (id, command) = match parse_line(line) {
-        Ok(request) => (request.id, request.command),
+    let (id, command, tab_id) = match parse_line(line) {
+        Ok(request) => (request.id, request.command, request.tab_id),
         Err(e) => {
             emit(&e.to_line());
             return Flow::Continue;
@@ -244,7 +244,8 @@ fn handle_line<'scope>(
             dialog_id,
         } => {
             scope.spawn(move || {
-                emit(&match client.respond_dialog(
+                emit(&match client.respond_dialog_in(
+                    tab_id.as_deref(),
                     action,
                     prompt_text.as_deref(),
                     dialog_id.as_deref(),
@@ -288,7 +289,13 @@ fn handle_line<'scope>(
             params,
             frame_id,
             timeout,
-        } => match client.start_command(frame_id.as_deref(), &method, params, timeout) {
+        } => match client.start_command_in(
+            tab_id.as_deref(),
+            frame_id.as_deref(),
+            &method,
+            params,
+            timeout,
+        ) {
             Ok(pending) => {
                 scope.spawn(move || follow_command(&id, pending));
             }
@@ -296,7 +303,7 @@ fn handle_line<'scope>(
         },
         Command::Evaluate(evaluation) => {
             scope.spawn(move || {
-                emit(&match client.evaluate(evaluation) {
+                emit(&match client.evaluate_in(tab_id.as_deref(), evaluation) {
                     Ok(value) => value_line(&id, &value),
                     Err(ClientError::Evaluate(e)) => error_of(&id, &e),
                     Err(e) => error_line(&id, e.code(), &e.to_string()),
@@ -305,7 +312,7 @@ fn handle_line<'scope>(
         }
         Command::Recover => {
             scope.spawn(move || {
-                emit(&match client.recover() {
+                emit(&match client.recover_in(tab_id.as_deref()) {
                     Ok(r) => result_line(&id, "result", r),
                     Err(e) => client_error_line(&id, &e),
                 });
@@ -313,9 +320,13 @@ fn handle_line<'scope>(
         }
         Command::AxSnapshot(options) => {
             scope.spawn(move || {
-                emit(&match client.ax_snapshot(options) {
+                emit(&match client.ax_snapshot_in(tab_id.as_deref(), options) {
                     Ok(ax) => {
                         result_line(&id, "ax", serde_json::to_value(ax).unwrap_or(Value::Null))
+                    }
+                    // `blocked` names the dialog, as an evaluate's does.
+                    Err(ClientError::Ax(e)) => {
+                        eval_error_line(&id, e.code(), &e.to_string(), e.dialog())
                     }
                     Err(e) => client_error_line(&id, &e),
                 });
@@ -323,9 +334,35 @@ fn handle_line<'scope>(
         }
         Command::Act { action, options } => {
             scope.spawn(move || {
-                emit(&match client.act(action, options) {
+                emit(&match client.act_in(tab_id.as_deref(), action, options) {
                     Ok(r) => {
                         result_line(&id, "act", serde_json::to_value(r).unwrap_or(Value::Null))
+                    }
+                    Err(e) => client_error_line(&id, &e),
+                });
+            });
+        }
+        Command::Tabs => emit(&match client.tabs() {
+            Ok(tabs) => result_line(
+                &id,
+                "tabs",
+                serde_json::to_value(tabs).unwrap_or(Value::Null),
+            ),
+            Err(e) => client_error_line(&id, &e),
+        }),
+        Command::TabNew { url } => {
+            scope.spawn(move || emit(&tab_line(&id, client.new_tab(&url))));
+        }
+        Command::TabSelect { tab_id } => emit(&tab_line(&id, client.select_tab(&tab_id))),
+        Command::TabClose { tab_id, force } => {
+            scope.spawn(move || {
+                emit(&match client.close_tab(tab_id.as_deref(), force) {
+                    Ok(c) => {
+                        let mut obj = json!({ "id": id, "tab_id": c.tab_id, "closed": c.closed });
+                        if let Some(d) = c.dialog {
+                            obj["dialog"] = serde_json::to_value(d).unwrap_or(Value::Null);
+                        }
+                        typed("result", &obj)
                     }
                     Err(e) => client_error_line(&id, &e),
                 });
@@ -363,6 +400,14 @@ fn follow_command(id: &Value, pending: PendingCommand) {
                 return;
             }
         }
+    }
+}
+
+/// `{"type":"result","id":N,"tab":{...}}`, or the error line.
+fn tab_line(id: &Value, tab: Result<cdp_supervisor::TabInfo, ClientError>) -> String {
+    match tab {
+        Ok(tab) => result_line(id, "tab", serde_json::to_value(tab).unwrap_or(Value::Null)),
+        Err(e) => client_error_line(id, &e),
     }
 }
 

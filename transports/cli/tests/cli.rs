@@ -542,6 +542,106 @@ fn watch_ax_snapshot_sees_every_frame() {
     stop_exits_0(&mut cli, 4);
 }
 
+/// `ax_snapshot` with a dialog pending answers at once (under 100 ms), naming the dialog:
+/// with an alert in the cross-site OOPIF, the outline of the top and srcdoc frames with the
+/// OOPIF (and the OOPIF nested in it) left out for that dialog; with an alert in the nested
+/// OOPIF, which is back on the top's site and so shares the top's renderer, a `blocked`
+/// error line with `dialog_id` and `dialog`. Once answered, every frame is outlined again.
+#[test]
+fn watch_ax_snapshot_with_a_dialog_pending_answers_at_once_naming_it() {
+    let Some(browser) = browser_or_skip("cli-ax-dialog") else {
+        return;
+    };
+    let (_site, mut cli) = watching_the_demo(&browser);
+    let nested = nested_oopif_id(&mut cli);
+    let headings = |ax: &Value| {
+        ax["refs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| r["role"] == "heading")
+            .count()
+    };
+    // Every document loaded: four headings.
+    let end = Instant::now() + WAIT;
+    let mut id = 100;
+    let cross = loop {
+        id += 1;
+        cli.send(json!({"id": id, "cmd": "ax_snapshot"}));
+        let r = cli.expect("ax result", is_result(id));
+        if headings(&r["ax"]) == 4 {
+            let cross = r["ax"]["refs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["name"] == "cross frame")
+                .unwrap()["frame_id"]
+                .clone();
+            break cross;
+        }
+        assert!(Instant::now() < end, "never all four: {r}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    // Raises an alert in `frame` and waits for it to show; its dialog id.
+    let alert_in = |cli: &mut Sidecar, id: i64, frame: &Value, message: &str| {
+        cli.send(json!({"id": id, "cmd": "evaluate", "frame_id": frame,
+            "expression": format!("setTimeout(() => alert('{message}'), 0); 'scheduled'")}));
+        cli.expect("scheduled", is_result(id));
+        cli.expect("dialog_opened", |v| {
+            v["op"] == "dialog_opened" && v["dialog"]["message"] == message
+        })["dialog"]["id"]
+            .clone()
+    };
+    // Sends an ax_snapshot and times its answer.
+    let timed = |cli: &mut Sidecar, id: i64| {
+        let start = Instant::now();
+        cli.send(json!({"id": id, "cmd": "ax_snapshot", "timeout_ms": 10000}));
+        let r = cli.expect("ax answer", is_result(id));
+        let took = start.elapsed();
+        assert!(took < Duration::from_millis(100), "took {took:?}: {r}");
+        r
+    };
+
+    let dialog = alert_in(&mut cli, 2, &cross, "in the cross frame");
+    let r = timed(&mut cli, 3);
+    assert_eq!(r["type"], "result", "{r}");
+    assert_eq!(headings(&r["ax"]), 2, "the top and srcdoc frames: {r}");
+    let left = r["ax"]["frames_left_out"].as_array().unwrap();
+    let of = |frame: &Value| left.iter().find(|f| f["frame_id"] == *frame).cloned();
+    let reason = of(&cross).unwrap_or_else(|| panic!("{r}"))["reason"].clone();
+    assert!(
+        reason.as_str().unwrap().contains(dialog.as_str().unwrap()),
+        "{reason}"
+    );
+    assert!(of(&nested).is_some(), "{r}");
+    cli.send(json!({"id": 4, "cmd": "dialog", "action": "accept", "dialog_id": dialog}));
+    cli.expect("answered", is_result(4));
+
+    let dialog = alert_in(&mut cli, 5, &nested, "in the nested frame");
+    let e = timed(&mut cli, 6);
+    assert_eq!(
+        (e["type"].as_str(), e["code"].as_str()),
+        (Some("error"), Some("blocked")),
+        "{e}"
+    );
+    assert_eq!(e["dialog_id"], dialog, "{e}");
+    assert_eq!(e["dialog"]["frame_id"], nested, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains(dialog.as_str().unwrap()),
+        "{e}"
+    );
+    cli.send(json!({"id": 7, "cmd": "dialog", "action": "accept", "dialog_id": dialog}));
+    cli.expect("answered", is_result(7));
+
+    cli.send(json!({"id": 8, "cmd": "ax_snapshot"}));
+    let r = cli.expect("ax result", is_result(8));
+    assert_eq!(headings(&r["ax"]), 4, "{r}");
+    stop_exits_0(&mut cli, 9);
+}
+
 /// The rest of the sidecar protocol: `--policy` and `--dialog-timeout` on the command
 /// line (the watchdog closes a dialog after the timeout), lines that are not commands get
 /// an error line each and the sidecar goes on, `settle` answers what is pending,
@@ -846,6 +946,23 @@ fn watch_evaluate() {
     assert_eq!(r["value"], "top", "{r}");
     assert!(took < budget, "{took:?}");
 
+    // `function` is a function's source, called; a stuck one ends in its budget.
+    let (r, _) = ask(&mut cli, json!({"function": "() => 6*7"}));
+    assert_eq!(r, json!({"type": "result", "id": r["id"], "value": 42}));
+    let (r, took) = ask(
+        &mut cli,
+        json!({"function": "() => { while (true) {} }", "timeout_ms": 500}),
+    );
+    assert_eq!(r["code"], "timeout", "{r}");
+    assert!(took <= budget + margin, "{took:?}");
+    let (r, _) = ask(
+        &mut cli,
+        json!({"function": "async function () { return window.frameLabel }", "frame_id": nested}),
+    );
+    assert_eq!(r["value"], "nested", "{r}");
+    let (r, _) = ask(&mut cli, json!({"function": "() => 1", "expression": "1"}));
+    assert_eq!(r["code"], "bad_request", "{r}");
+
     let (r, took) = ask(
         &mut cli,
         json!({"expression": "new Promise(() => {})", "timeout_ms": 500}),
@@ -1130,4 +1247,133 @@ fn act_through_stdin() {
     assert_eq!(r["code"], json!("bad_request"), "{r}");
     cli.send(json!({"id": 7, "cmd": "stop"}));
     cli.expect("stopped", is_result(7));
+}
+
+/// The tab commands over stdin: `tabs`, `tab_new` (answered once listed, current, with the
+/// `tab_opened` / `current_tab` diffs on stdout), a `tab_id` on `evaluate`, `tab_select`,
+/// `tab_close` (a `tab_closed` diff), `no_such_tab` for a tab that is gone; a crashed tab
+/// answers `crashed` and `recover` with its `tab_id` reloads it.
+#[test]
+fn tabs_through_stdin() {
+    let Some(browser) = browser_or_skip("cli-tabs") else {
+        return;
+    };
+    let site = DemoSite::start().unwrap();
+    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.send(json!({"id": 1, "cmd": "tabs"}));
+    let r = cli.expect("tabs", is_result(1));
+    let tabs = r["tabs"].as_array().unwrap();
+    assert_eq!(tabs.len(), 1, "{r}");
+    assert_eq!(tabs[0]["current"], true, "{r}");
+    let first = tabs[0]["tab_id"].clone();
+
+    cli.send(json!({"id": 2, "cmd": "tab_new", "url": site.url("/nested")}));
+    let r = cli.expect("tab_new", is_result(2));
+    assert_eq!(r["type"], "result", "{r}");
+    let second = r["tab"]["tab_id"].clone();
+    assert!(second.is_string() && second != first, "{r}");
+    assert_eq!(r["tab"]["current"], true, "{r}");
+    assert_eq!(r["tab"]["opener_tab_id"], Value::Null, "{r}");
+    cli.expect("tab_opened diff", |v| {
+        v["op"] == "tab_opened" && v["tab"]["tab_id"] == second
+    });
+    cli.expect("current_tab diff", |v| {
+        v["op"] == "current_tab" && v["tab_id"] == second
+    });
+    // Without tab_id: the current (new) tab; with it: the first.
+    let end = Instant::now() + WAIT;
+    loop {
+        cli.send(json!({"id": 3, "cmd": "evaluate", "expression": "document.title"}));
+        let r = cli.expect("evaluate in the new tab", is_result(3));
+        if r["value"] == "nested frame" {
+            break;
+        }
+        // The page may still be loading: the snapshot has no event for "loaded".
+        assert!(Instant::now() < end, "{r}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    cli.send(json!({"id": 4, "cmd": "evaluate", "expression": "location.href", "tab_id": first}));
+    let r = cli.expect("evaluate in the first tab", is_result(4));
+    assert_eq!(r["value"], "about:blank", "{r}");
+
+    cli.send(json!({"id": 5, "cmd": "tab_select", "tab_id": first}));
+    let r = cli.expect("tab_select", is_result(5));
+    assert_eq!(
+        (&r["tab"]["tab_id"], &r["tab"]["current"]),
+        (&first, &json!(true)),
+        "{r}"
+    );
+    cli.send(json!({"id": 6, "cmd": "tab_close", "tab_id": second, "force": false}));
+    let r = cli.expect("tab_close", is_result(6));
+    assert_eq!(
+        r,
+        json!({"type": "result", "id": 6, "tab_id": second, "closed": true})
+    );
+    cli.expect("tab_closed diff", |v| {
+        v["op"] == "tab_closed" && v["tab_id"] == second
+    });
+    for (id, line) in [
+        (7, json!({"id": 7, "cmd": "tab_select", "tab_id": second})),
+        (
+            8,
+            json!({"id": 8, "cmd": "evaluate", "expression": "1", "tab_id": second}),
+        ),
+        (
+            9,
+            json!({"id": 9, "cmd": "cdp", "method": "Runtime.evaluate", "params": {"expression": "1"}, "tab_id": second}),
+        ),
+    ] {
+        cli.send(line);
+        let r = cli.expect("a tab that is gone", is_result(id));
+        assert_eq!(
+            (&r["type"], &r["code"]),
+            (&json!("error"), &json!("no_such_tab")),
+            "{r}"
+        );
+    }
+
+    // A crashed tab (on the other site: a renderer of its own).
+    cli.send(json!({"id": 10, "cmd": "tab_new", "url": site.cross_url("/nested")}));
+    let crashing = cli.expect("tab_new", is_result(10))["tab"]["tab_id"].clone();
+    // Loaded first: Chromium refuses to crash a page with a navigation pending.
+    let end = Instant::now() + WAIT;
+    loop {
+        cli.send(json!({"id": 20, "cmd": "evaluate", "expression": "document.readyState", "tab_id": crashing}));
+        if cli.expect("readyState", is_result(20))["value"] == "complete" {
+            break;
+        }
+        assert!(Instant::now() < end, "the tab never loaded");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Page.crash never replies (fact 25c): its line comes when the crash is seen.
+    cli.send(json!({"id": 11, "cmd": "cdp", "method": "Page.crash", "tab_id": crashing}));
+    cli.expect("tab crashed", |v| {
+        v["op"] == "tab_updated" && v["tab"]["tab_id"] == crashing && v["tab"]["state"] == "crashed"
+    });
+    cli.send(json!({"id": 12, "cmd": "evaluate", "expression": "1"}));
+    let r = cli.expect("crashed", is_result(12));
+    assert_eq!(r["code"], "crashed", "{r}");
+    cli.send(json!({"id": 13, "cmd": "evaluate", "expression": "document.title", "tab_id": first}));
+    let r = cli.expect("the first tab works on", is_result(13));
+    assert_eq!(r["value"], "", "about:blank has no title: {r}");
+    cli.send(json!({"id": 14, "cmd": "recover", "tab_id": crashing}));
+    let r = cli.expect("recover", is_result(14));
+    assert_eq!(r["type"], "result", "{r}");
+    cli.expect("tab live again", |v| {
+        v["op"] == "tab_updated" && v["tab"]["tab_id"] == crashing && v["tab"]["state"] == "live"
+    });
+    cli.send(json!({"id": 15, "cmd": "tab_close", "force": true}));
+    let r = cli.expect("tab_close of the current tab", is_result(15));
+    assert_eq!(
+        (&r["tab_id"], &r["closed"]),
+        (&crashing, &json!(true)),
+        "{r}"
+    );
+    cli.send(json!({"id": 16, "cmd": "tabs"}));
+    let r = cli.expect("tabs", is_result(16));
+    assert_eq!(r["tabs"].as_array().unwrap().len(), 1, "{r}");
+    stop_exits_0(&mut cli, 17);
 }

@@ -167,7 +167,21 @@ macro_rules! client_api {
                 params: ::serde_json::Value,
                 timeout: ::std::time::Duration,
             ) -> Result<PendingCommand, $crate::ClientError> {
-                let request = |updates| $crate::Request::command(frame_id, method, params, timeout, updates);
+                self.start_command_in(None, frame_id, method, params, timeout) $($await)*
+            }
+
+            /// [`Client::start_command`] in tab `tab_id` (`None`: the current tab).
+            pub $($async)? fn start_command_in(
+                &self,
+                tab_id: Option<&str>,
+                frame_id: Option<&str>,
+                method: &str,
+                params: ::serde_json::Value,
+                timeout: ::std::time::Duration,
+            ) -> Result<PendingCommand, $crate::ClientError> {
+                let request = |updates| {
+                    $crate::Request::command(frame_id, method, params, timeout, updates).in_tab(tab_id)
+                };
                 self.pending(request) $($await)*
             }
 
@@ -181,7 +195,19 @@ macro_rules! client_api {
                 params: ::serde_json::Value,
                 timeout: ::std::time::Duration,
             ) -> Result<::serde_json::Value, $crate::ClientError> {
-                let pending = self.start_command(frame_id, method, params, timeout) $($await)*?;
+                self.command_in(None, frame_id, method, params, timeout) $($await)*
+            }
+
+            /// [`Client::command`] in tab `tab_id` (`None`: the current tab).
+            pub $($async)? fn command_in(
+                &self,
+                tab_id: Option<&str>,
+                frame_id: Option<&str>,
+                method: &str,
+                params: ::serde_json::Value,
+                timeout: ::std::time::Duration,
+            ) -> Result<::serde_json::Value, $crate::ClientError> {
+                let pending = self.start_command_in(tab_id, frame_id, method, params, timeout) $($await)*?;
                 Ok($crate::command_result(&pending.wait() $($await)*?))
             }
 
@@ -194,11 +220,20 @@ macro_rules! client_api {
                 &self,
                 evaluation: $crate::cdp_supervisor::Evaluation,
             ) -> Result<$crate::cdp_supervisor::EvalValue, $crate::ClientError> {
+                self.evaluate_in(None, evaluation) $($await)*
+            }
+
+            /// [`Client::evaluate`] in tab `tab_id` (`None`: the current tab).
+            pub $($async)? fn evaluate_in(
+                &self,
+                tab_id: Option<&str>,
+                evaluation: $crate::cdp_supervisor::Evaluation,
+            ) -> Result<$crate::cdp_supervisor::EvalValue, $crate::ClientError> {
                 use $crate::cdp_supervisor::evaluate::{MAX_EVAL_TIMEOUT, TRANSPORT_MARGIN};
                 let wait = evaluation.timeout.min(MAX_EVAL_TIMEOUT) + TRANSPORT_MARGIN;
                 let (tx, rx) = $channel();
                 let reply = Box::new(move |v| drop(tx.$try_send(v)));
-                self.send($crate::Request::Evaluate { evaluation, reply }) $($await)*?;
+                self.send($crate::Request::Evaluate { evaluation, reply }.in_tab(tab_id)) $($await)*?;
                 let outcome = recv_within(&rx, wait) $($await)*?;
                 Ok(outcome.ok_or_else(|| $crate::ClientError::timeout("the evaluate's outcome", wait))??)
             }
@@ -211,7 +246,21 @@ macro_rules! client_api {
                 prompt_text: Option<&str>,
                 dialog_id: Option<&str>,
             ) -> Result<$crate::cdp_supervisor::ClosedDialog, $crate::ClientError> {
-                let request = |reply| $crate::Request::dialog(action, prompt_text, dialog_id, reply);
+                self.respond_dialog_in(None, action, prompt_text, dialog_id) $($await)*
+            }
+
+            /// [`Client::respond_dialog`] among the dialogs of tab `tab_id` (`None`: every
+            /// tab's).
+            pub $($async)? fn respond_dialog_in(
+                &self,
+                tab_id: Option<&str>,
+                action: $crate::DialogAction,
+                prompt_text: Option<&str>,
+                dialog_id: Option<&str>,
+            ) -> Result<$crate::cdp_supervisor::ClosedDialog, $crate::ClientError> {
+                let request = |reply| {
+                    $crate::Request::dialog(action, prompt_text, dialog_id, reply).in_tab(tab_id)
+                };
                 Ok(self.ask(request) $($await)*??)
             }
 
@@ -224,7 +273,18 @@ macro_rules! client_api {
                 action: $crate::cdp_supervisor::act::Action,
                 options: $crate::cdp_supervisor::act::ActOptions,
             ) -> Result<$crate::cdp_supervisor::act::ActResult, $crate::ClientError> {
-                self.ask(|reply| $crate::Request::Act { action, options, reply }) $($await)*?
+                self.act_in(None, action, options) $($await)*
+            }
+
+            /// [`Client::act`] in tab `tab_id` (`None`: the current tab). The result's
+            /// `opened_tabs` names the tabs the action opened; the first is current now.
+            pub $($async)? fn act_in(
+                &self,
+                tab_id: Option<&str>,
+                action: $crate::cdp_supervisor::act::Action,
+                options: $crate::cdp_supervisor::act::ActOptions,
+            ) -> Result<$crate::cdp_supervisor::act::ActResult, $crate::ClientError> {
+                self.ask(|reply| $crate::Request::Act { action, options, reply }.in_tab(tab_id)) $($await)*?
             }
 
             /// Answers every pending dialog; one outcome per dialog.
@@ -243,7 +303,16 @@ macro_rules! client_api {
             pub $($async)? fn recover(
                 &self,
             ) -> Result<::serde_json::Value, $crate::ClientError> {
-                let pending = self.pending($crate::Request::Recover) $($await)*?;
+                self.recover_in(None) $($await)*
+            }
+
+            /// [`Client::recover`] of tab `tab_id` (`None`: the current tab); a crashed tab
+            /// is reloaded.
+            pub $($async)? fn recover_in(
+                &self,
+                tab_id: Option<&str>,
+            ) -> Result<::serde_json::Value, $crate::ClientError> {
+                let pending = self.pending(|u| $crate::Request::Recover(u).in_tab(tab_id)) $($await)*?;
                 Ok($crate::command_result(&pending.wait() $($await)*?))
             }
 
@@ -256,7 +325,59 @@ macro_rules! client_api {
                 &self,
                 options: $crate::cdp_supervisor::ax::AxOptions,
             ) -> Result<$crate::cdp_supervisor::ax::AxSnapshot, $crate::ClientError> {
-                Ok(self.ask(|reply| $crate::Request::AxSnapshot { options, reply }) $($await)*??)
+                self.ax_snapshot_in(None, options) $($await)*
+            }
+
+            /// [`Client::ax_snapshot`] of tab `tab_id` (`None`: the current tab). Refs are
+            /// per tab: another tab's ref is `stale_ref` here.
+            pub $($async)? fn ax_snapshot_in(
+                &self,
+                tab_id: Option<&str>,
+                options: $crate::cdp_supervisor::ax::AxOptions,
+            ) -> Result<$crate::cdp_supervisor::ax::AxSnapshot, $crate::ClientError> {
+                Ok(self.ask(|reply| $crate::Request::AxSnapshot { options, reply }.in_tab(tab_id)) $($await)*??)
+            }
+
+            /// Every tab of the browser, in the order they became known; `current` marks
+            /// the one that gets calls naming no tab.
+            pub $($async)? fn tabs(
+                &self,
+            ) -> Result<Vec<$crate::cdp_supervisor::TabInfo>, $crate::ClientError> {
+                self.ask($crate::Request::Tabs) $($await)*
+            }
+
+            /// Opens a tab at `url` (`Target.createTarget`) and returns it once it is
+            /// listed and attached; it is the current tab then.
+            pub $($async)? fn new_tab(
+                &self,
+                url: &str,
+            ) -> Result<$crate::cdp_supervisor::TabInfo, $crate::ClientError> {
+                let url = url.to_owned();
+                self.ask(|reply| $crate::Request::NewTab { url, reply }) $($await)*?
+            }
+
+            /// Makes `tab_id` the current tab (and brings it to the front); returns it.
+            /// An unknown id is `no_such_tab`.
+            pub $($async)? fn select_tab(
+                &self,
+                tab_id: &str,
+            ) -> Result<$crate::cdp_supervisor::TabInfo, $crate::ClientError> {
+                let tab_id = tab_id.to_owned();
+                self.ask(|reply| $crate::Request::SelectTab { tab_id, reply }) $($await)*?
+            }
+
+            /// Closes tab `tab_id` (`None`: the current one) and waits until it is gone,
+            /// or its page asks to stay: `Page.close` runs its `beforeunload` handler
+            /// under the dialog policy (the pending dialog is in the answer); `force`
+            /// closes it without asking (`Target.closeTarget`). When the current tab
+            /// closes, its opener (else the most recently current tab) becomes current.
+            pub $($async)? fn close_tab(
+                &self,
+                tab_id: Option<&str>,
+                force: bool,
+            ) -> Result<$crate::ClosedTab, $crate::ClientError> {
+                let tab_id = tab_id.map(str::to_owned);
+                self.ask(|reply| $crate::Request::CloseTab { tab_id, force, reply }) $($await)*?
             }
 
             /// Changes the dialog policy for dialogs opened from now on.

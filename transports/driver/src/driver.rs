@@ -15,7 +15,8 @@ use std::time::Duration;
 use cdp_supervisor::ax::{AxError, AxOptions, AxSnapshot};
 use cdp_supervisor::{
     ClosedDialog, CommandError, Config, DialogAction, DialogError, DialogPolicy, Diff, EvalError,
-    EvalValue, Evaluation, Event, PageInfo, PageState, Snapshot, Supervisor,
+    EvalValue, Evaluation, Event, PageInfo, PageState, PendingDialog, Snapshot, Supervisor,
+    TabInfo, TabState,
 };
 use serde_json::value::RawValue;
 
@@ -256,6 +257,59 @@ pub enum Request {
     /// Nothing to do: it wakes a transport's loop that waits on its requests (the blocking
     /// transport's socket watcher says so when the socket has bytes to read).
     Wake,
+    /// Every tab, in the order they became known ([`Supervisor::tabs`]).
+    Tabs(Reply<Vec<TabInfo>>),
+    /// Open a tab at `url`; answered once it is listed and attached (it is then the
+    /// current tab).
+    NewTab {
+        /// Where.
+        url: String,
+        /// The new tab, or why not.
+        reply: Reply<Result<TabInfo, ClientError>>,
+    },
+    /// Make a tab current (and bring it to the front).
+    SelectTab {
+        /// Which.
+        tab_id: String,
+        /// The tab as it is now, or why not.
+        reply: Reply<Result<TabInfo, ClientError>>,
+    },
+    /// Close a tab (`None`: the current one); `force` skips its `beforeunload` handler.
+    CloseTab {
+        /// Which.
+        tab_id: Option<String>,
+        /// `Target.closeTarget` instead of `Page.close`.
+        force: bool,
+        /// Whether it closed, or the dialog it raised.
+        reply: Reply<Result<ClosedTab, ClientError>>,
+    },
+    /// `request`, aimed at tab `tab_id` instead of the current tab (see
+    /// [`Request::in_tab`]).
+    InTab {
+        /// The tab.
+        tab_id: String,
+        /// What to do there.
+        request: Box<Request>,
+    },
+}
+
+/// The outcome of closing a tab: it is gone, or its page asked to stay (`beforeunload`).
+///
+/// ```
+/// use cdp_supervisor_driver::ClosedTab;
+/// let gone = ClosedTab { tab_id: "T".into(), closed: true, dialog: None };
+/// assert!(gone.closed && gone.dialog.is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClosedTab {
+    /// The tab.
+    pub tab_id: String,
+    /// It is gone. False: its page stayed (a `beforeunload` dialog dismissed, or pending in
+    /// `dialog`), or it did not close within the setup timeout.
+    pub closed: bool,
+    /// The `beforeunload` dialog the close raised, pending: accepting it closes the tab,
+    /// dismissing it keeps the page.
+    pub dialog: Option<PendingDialog>,
 }
 
 /// The outcome of an evaluate: its value as JSON, or a typed error with a stable `code()`.
@@ -277,6 +331,26 @@ pub type EvalOutcome = Result<EvalValue, EvalError>;
 pub type ActOutcome = Result<cdp_supervisor::act::ActResult, ClientError>;
 
 impl Request {
+    /// This request aimed at tab `tab_id` (`None`: the current tab, the request as it is).
+    /// It matters to commands, evaluate, actions, accessibility snapshots, dialog answers
+    /// (`None` there: any tab's dialog) and recover; the others are browser-wide.
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::Request;
+    /// let r = Request::Recover(Box::new(|_| {})).in_tab(Some("T"));
+    /// assert_eq!(format!("{r:?}"), "InTab(Recover)");
+    /// assert_eq!(format!("{:?}", Request::Recover(Box::new(|_| {})).in_tab(None)), "Recover");
+    /// ```
+    pub fn in_tab(self, tab_id: Option<&str>) -> Request {
+        match tab_id {
+            Some(t) => Request::InTab {
+                tab_id: t.to_owned(),
+                request: Box::new(self),
+            },
+            None => self,
+        }
+    }
+
     /// [`Request::Command`] from a client's arguments; `params` must be a JSON object (or
     /// null for none).
     ///
@@ -354,6 +428,11 @@ impl std::fmt::Debug for Request {
             Request::AxSnapshot { .. } => "AxSnapshot",
             Request::Act { .. } => "Act",
             Request::Wake => "Wake",
+            Request::Tabs(_) => "Tabs",
+            Request::NewTab { .. } => "NewTab",
+            Request::SelectTab { .. } => "SelectTab",
+            Request::CloseTab { .. } => "CloseTab",
+            Request::InTab { request, .. } => return write!(f, "InTab({request:?})"),
         };
         f.write_str(name)
     }
@@ -363,6 +442,7 @@ impl std::fmt::Debug for Request {
 /// reconnect): it waits for the attach within its own deadline.
 struct HeldCommand {
     deadline: f64,
+    tab_id: Option<String>,
     frame_id: Option<String>,
     method: String,
     params: Option<Box<RawValue>>,
@@ -374,6 +454,30 @@ struct AttachWaiter {
     deadline: f64,
     timeout: Duration,
     reply: Reply<Result<(), ClientError>>,
+}
+
+/// A caller of [`Request::NewTab`]: first its `Target.createTarget` (by command id), then
+/// the new tab's listing.
+struct Opening {
+    deadline: f64,
+    /// The new tab's id, once `Target.createTarget` answered.
+    target: Option<String>,
+    reply: Reply<Result<TabInfo, ClientError>>,
+}
+
+/// A caller of [`Request::CloseTab`], until the tab is gone or its page asks to stay.
+struct Closing {
+    deadline: f64,
+    tab_id: String,
+    /// The close command, until it finished.
+    command: Option<u64>,
+    /// The `beforeunload` dialog the close raised, once it opened.
+    dialog: Option<PendingDialog>,
+    /// The page stayed: that dialog was dismissed.
+    stayed: bool,
+    /// The close command failed, and the tab is still there.
+    failed: Option<CommandError>,
+    reply: Reply<Result<ClosedTab, ClientError>>,
 }
 
 struct SettleGroup {
@@ -409,6 +513,13 @@ pub struct Driver {
     now: f64,
     /// Reconnecting failed for good: nothing attaches any more.
     gave_up: bool,
+    /// The tab the request being applied names (`None`: the current tab).
+    tab: Option<String>,
+    /// Callers of `new_tab`, by their `Target.createTarget`'s id until it answers, then
+    /// waiting for the tab to be listed.
+    openings: HashMap<u64, Opening>,
+    /// Callers of `close_tab`.
+    closings: Vec<Closing>,
 }
 
 impl std::fmt::Debug for Driver {
@@ -447,6 +558,9 @@ impl Driver {
             attach_waiters: Vec::new(),
             now: 0.0,
             gave_up: false,
+            tab: None,
+            openings: HashMap::new(),
+            closings: Vec::new(),
         })
     }
 
@@ -540,11 +654,15 @@ impl Driver {
     pub fn next_deadline(&self) -> Option<f64> {
         let held = self.held.iter().map(|h| h.deadline);
         let waiters = self.attach_waiters.iter().map(|w| w.deadline);
+        let openings = self.openings.values().map(|o| o.deadline);
+        let closings = self.closings.iter().map(|c| c.deadline);
         self.sup
             .poll_timeout()
             .into_iter()
             .chain(held)
             .chain(waiters)
+            .chain(openings)
+            .chain(closings)
             .reduce(f64::min)
     }
 
@@ -572,6 +690,7 @@ impl Driver {
                 let deadline = now + timeout.as_secs_f64();
                 self.send_command(HeldCommand {
                     deadline,
+                    tab_id: self.tab.clone(),
                     frame_id,
                     method,
                     params,
@@ -591,7 +710,7 @@ impl Driver {
                     });
                 }
             }
-            Request::Recover(mut updates) => match self.sup.recover(now) {
+            Request::Recover(mut updates) => match self.sup.recover_in(now, self.tab.as_deref()) {
                 Ok(id) => {
                     self.commands.insert(id.0, updates);
                 }
@@ -602,8 +721,9 @@ impl Driver {
                 prompt_text,
                 dialog_id,
                 reply,
-            } => match self.sup.respond_dialog(
+            } => match self.sup.respond_dialog_in(
                 now,
+                self.tab.as_deref(),
                 cdp_supervisor::Answer::new(action, prompt_text.as_deref()),
                 dialog_id.as_deref(),
             ) {
@@ -624,17 +744,19 @@ impl Driver {
                     });
                 }
             }
-            Request::Evaluate { evaluation, reply } => match self.sup.evaluate(now, &evaluation) {
-                Ok(id) => {
-                    self.evaluations.insert(id.0, reply);
+            Request::Evaluate { evaluation, reply } => {
+                match self.sup.evaluate_in(now, self.tab.as_deref(), &evaluation) {
+                    Ok(id) => {
+                        self.evaluations.insert(id.0, reply);
+                    }
+                    Err(e) => reply(Err(e)),
                 }
-                Err(e) => reply(Err(e)),
-            },
+            }
             Request::Act {
                 action,
                 options,
                 reply,
-            } => match self.sup.act(now, action, options) {
+            } => match self.sup.act_in(now, self.tab.as_deref(), action, options) {
                 Ok(id) => {
                     self.acts.insert(id.0, reply);
                 }
@@ -650,12 +772,14 @@ impl Driver {
                 }
                 registered(());
             }
-            Request::AxSnapshot { options, reply } => match self.sup.ax_snapshot(now, options) {
-                Ok(id) => {
-                    self.ax_snapshots.insert(id.0, reply);
+            Request::AxSnapshot { options, reply } => {
+                match self.sup.ax_snapshot_in(now, self.tab.as_deref(), options) {
+                    Ok(id) => {
+                        self.ax_snapshots.insert(id.0, reply);
+                    }
+                    Err(e) => reply(Err(e)),
                 }
-                Err(e) => reply(Err(e)),
-            },
+            }
             Request::Stop(reply) => match self.stopping.as_mut() {
                 Some(replies) => replies.push(reply),
                 None => {
@@ -666,6 +790,57 @@ impl Driver {
                 }
             },
             Request::Wake => {}
+            Request::Tabs(reply) => reply(self.sup.tabs()),
+            Request::NewTab { url, reply } => match self.sup.new_tab(now, &url) {
+                Ok(id) => {
+                    let deadline = now + 2.0 * self.sup.config().setup_timeout.as_secs_f64();
+                    let opening = Opening {
+                        deadline,
+                        target: None,
+                        reply,
+                    };
+                    self.openings.insert(id.0, opening);
+                }
+                Err(e) => reply(Err(e.into())),
+            },
+            Request::SelectTab { tab_id, reply } => {
+                let outcome = self.sup.select_tab(now, &tab_id).map(|()| {
+                    let tabs = self.sup.tabs();
+                    tabs.into_iter().find(|t| t.tab_id == tab_id)
+                });
+                match outcome {
+                    Ok(Some(tab)) => reply(Ok(tab)),
+                    Ok(None) => reply(Err(CommandError::NoSuchTab { tab_id }.into())),
+                    Err(e) => reply(Err(e.into())),
+                }
+            }
+            Request::CloseTab {
+                tab_id,
+                force,
+                reply,
+            } => {
+                let named = tab_id.or_else(|| self.tab.clone());
+                let closed = self.sup.close_tab(now, named.as_deref(), force);
+                let tab_id = named.or_else(|| self.sup.current_tab().map(str::to_owned));
+                match (tab_id, closed) {
+                    (_, Err(e)) => reply(Err(e.into())),
+                    (None, Ok(_)) => reply(Err(CommandError::NotAttached.into())),
+                    (Some(tab_id), Ok(id)) => self.closings.push(Closing {
+                        deadline: now + 2.0 * self.sup.config().setup_timeout.as_secs_f64(),
+                        tab_id,
+                        command: Some(id.0),
+                        dialog: None,
+                        stayed: false,
+                        failed: None,
+                        reply,
+                    }),
+                }
+            }
+            Request::InTab { tab_id, request } => {
+                let outer = self.tab.replace(tab_id);
+                self.request(now, *request);
+                self.tab = outer;
+            }
         }
         self.dispatch();
     }
@@ -709,6 +884,7 @@ impl Driver {
     fn send_command(&mut self, command: HeldCommand) {
         let HeldCommand {
             deadline,
+            tab_id,
             frame_id,
             method,
             params,
@@ -716,8 +892,9 @@ impl Driver {
         } = command;
         // A float-to-integer `as` saturates (NaN is zero): never a panic.
         let left = Duration::from_micros(((deadline - self.now).max(0.0) * 1e6) as u64);
-        match self.sup.command(
+        match self.sup.command_in(
             self.now,
+            tab_id.as_deref(),
             frame_id.as_deref(),
             &method,
             params.as_deref(),
@@ -731,6 +908,7 @@ impl Driver {
             {
                 self.held.push(HeldCommand {
                     deadline,
+                    tab_id,
                     frame_id,
                     method,
                     params,
@@ -779,6 +957,7 @@ impl Driver {
             };
             (waiter.reply)(Err(error));
         }
+        self.check_tabs(now);
     }
 
     /// Why the page is not attached, and what to do.
@@ -808,6 +987,12 @@ impl Driver {
         for (_, reply) in std::mem::take(&mut self.acts) {
             reply(Err(ClientError::Closed));
         }
+        for (_, opening) in std::mem::take(&mut self.openings) {
+            (opening.reply)(Err(ClientError::Closed));
+        }
+        for closing in std::mem::take(&mut self.closings) {
+            (closing.reply)(Err(ClientError::Closed));
+        }
     }
 
     fn broadcast(&mut self, event: ClientEvent) {
@@ -820,6 +1005,65 @@ impl Driver {
         if self.is_attached() && !(self.held.is_empty() && self.attach_waiters.is_empty()) {
             self.attached();
             self.route_events();
+        }
+        if !(self.openings.is_empty() && self.closings.is_empty()) {
+            self.check_tabs(self.now);
+        }
+    }
+
+    /// Answers the callers of `new_tab` whose tab is listed and attached, and of
+    /// `close_tab` whose tab is gone or whose page asked to stay; past their deadline,
+    /// with what is known.
+    fn check_tabs(&mut self, now: f64) {
+        if self.openings.is_empty() && self.closings.is_empty() {
+            return;
+        }
+        let tabs = self.sup.tabs();
+        let listed = |id: &str| tabs.iter().find(|t| t.tab_id == id);
+        let done: Vec<u64> = self
+            .openings
+            .iter()
+            .filter(|(_, o)| {
+                let tab = o.target.as_deref().and_then(listed);
+                tab.is_some_and(|t| t.state != TabState::Attaching) || o.deadline <= now
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for id in done {
+            let Some(opening) = self.openings.remove(&id) else {
+                continue;
+            };
+            let outcome = match opening.target.as_deref().and_then(listed) {
+                // Past the deadline, a tab still attaching is answered as it is.
+                Some(tab) => Ok(tab.clone()),
+                None => Err(ClientError::timeout(
+                    "the new tab to be listed",
+                    self.sup.config().setup_timeout * 2,
+                )),
+            };
+            (opening.reply)(outcome);
+        }
+        let (finished, waiting): (Vec<Closing>, Vec<Closing>) = std::mem::take(&mut self.closings)
+            .into_iter()
+            .partition(|c| {
+                listed(&c.tab_id).is_none()
+                    || c.failed.is_some()
+                    || c.stayed
+                    || c.dialog.is_some()
+                    || c.deadline <= now
+            });
+        self.closings = waiting;
+        for closing in finished {
+            let closed = listed(&closing.tab_id).is_none();
+            let outcome = match closing.failed {
+                Some(e) if !closed => Err(ClientError::Command(e)),
+                _ => Ok(ClosedTab {
+                    tab_id: closing.tab_id,
+                    closed,
+                    dialog: closing.dialog.filter(|_| !closed),
+                }),
+            };
+            (closing.reply)(outcome);
         }
     }
 
@@ -837,6 +1081,7 @@ impl Driver {
                     if let Some(mut updates) = self.commands.remove(&id.0) {
                         updates(CommandUpdate::Finished(outcome.clone()));
                     }
+                    self.tab_command_finished(id.0, outcome);
                 }
                 Event::DialogAnswered { id, outcome } => {
                     if let Some(reply) = self.dialogs.remove(&id.0) {
@@ -860,6 +1105,24 @@ impl Driver {
                     }
                 }
                 Event::Warning(warning) => debug(&format!("warning: {warning}")),
+                Event::Diff(Diff::DialogOpened { dialog }) => {
+                    // A close's `beforeunload`: the page asks whether to leave.
+                    let policy = self.sup.policy();
+                    for c in &mut self.closings {
+                        if dialog.tab_id.as_deref() == Some(c.tab_id.as_str())
+                            && policy == DialogPolicy::MustRespond
+                        {
+                            c.dialog.get_or_insert_with(|| dialog.clone());
+                        }
+                    }
+                }
+                Event::Diff(Diff::DialogClosed { dialog }) => {
+                    for c in &mut self.closings {
+                        if dialog.tab_id.as_deref() == Some(c.tab_id.as_str()) && !dialog.accepted {
+                            c.stayed = true;
+                        }
+                    }
+                }
                 // The current tab's page entry (another tab's diff, or a new current tab).
                 Event::Diff(Diff::Page { .. } | Diff::CurrentTab { .. }) => {
                     self.page = self.sup.page()
@@ -867,6 +1130,44 @@ impl Driver {
                 _ => {}
             }
             self.broadcast(ClientEvent::Event(event));
+        }
+    }
+
+    /// A `new_tab`'s `Target.createTarget` or a `close_tab`'s close finished.
+    fn tab_command_finished(&mut self, id: u64, outcome: &Result<String, CommandError>) {
+        if let Some(opening) = self.openings.get_mut(&id) {
+            let target = outcome.as_ref().map(|text| {
+                crate::command_result(text)
+                    .get("targetId")
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_owned)
+            });
+            match target {
+                Ok(Some(target)) => opening.target = Some(target),
+                Ok(None) => {
+                    if let Some(o) = self.openings.remove(&id) {
+                        let e = CommandError::Cdp {
+                            method: "Target.createTarget".into(),
+                            code: 0,
+                            message: "the reply names no targetId".into(),
+                        };
+                        (o.reply)(Err(ClientError::Command(e)));
+                    }
+                }
+                Err(e) => {
+                    if let Some(o) = self.openings.remove(&id) {
+                        (o.reply)(Err(ClientError::Command(e.clone())));
+                    }
+                }
+            }
+        }
+        for c in &mut self.closings {
+            if c.command == Some(id) {
+                c.command = None;
+                // The close's reply can lose the race with the tab's detach (which fails
+                // its commands): only a tab still listed makes this a failure.
+                c.failed = outcome.as_ref().err().cloned();
+            }
         }
     }
 

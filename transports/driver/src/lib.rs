@@ -57,20 +57,21 @@ pub use cdp_supervisor;
 pub mod prelude {
     #[doc(no_inline)]
     pub use crate::{
-        ClientError, ClientEvent, CommandUpdate, DialogAction, DialogPolicy, Options, Snapshot,
+        ClientError, ClientEvent, ClosedTab, CommandUpdate, DialogAction, DialogPolicy, Options,
+        Snapshot,
     };
     #[doc(no_inline)]
     pub use cdp_supervisor;
     pub use cdp_supervisor::act;
     #[doc(no_inline)]
-    pub use cdp_supervisor::{Element, EvalError, EvalValue, Evaluation};
+    pub use cdp_supervisor::{Element, EvalError, EvalValue, Evaluation, TabInfo, TabState};
 }
 
 pub use cdp_supervisor::{DialogAction, DialogPolicy, Snapshot};
 pub use clock::Clock;
 pub use driver::{
-    command_result, ActOutcome, ClientEvent, CommandUpdate, DialogOutcome, EvalOutcome, Options,
-    Reply, Request, Subscriber, Updates, CONNECT_TIMEOUT, SETTLE_TIMEOUT,
+    command_result, ActOutcome, ClientEvent, ClosedTab, CommandUpdate, DialogOutcome, EvalOutcome,
+    Options, Reply, Request, Subscriber, Updates, CONNECT_TIMEOUT, SETTLE_TIMEOUT,
 };
 pub use error::ClientError;
 pub use loop_driver::{Action, LoopDriver};

@@ -633,4 +633,109 @@ mod tests {
             other => panic!("expected NotLive, got {other:?}"),
         }
     }
+
+    /// Answers every command written until none is left: `Page.getFrameTree` with the
+    /// session's own top frame (`S` is `T`'s, `S2` is `T2`'s), anything else with `{}`.
+    fn answer_all(sim: &mut Sim) {
+        for _ in 0..10 {
+            let written = sim.written();
+            if written.is_empty() {
+                return;
+            }
+            for cmd in written {
+                let id = &cmd["id"];
+                let reply = match (cmd["method"].as_str(), cmd["sessionId"].as_str()) {
+                    (Some("Page.getFrameTree"), Some(session)) => {
+                        let target = if session == "S2" { "T2" } else { "T" };
+                        json!({"id": id, "result": {"frameTree": {"frame": {"id": target,
+                            "url": "about:blank", "securityOrigin": "null", "loaderId": "L",
+                            "mimeType": "text/html"}}}})
+                    }
+                    _ => json!({"id": id, "result": {}}),
+                };
+                sim.run.message(sim.now, &reply.to_string());
+            }
+        }
+    }
+
+    fn reply_to<T: Send + 'static>() -> (crate::Reply<T>, mpsc::Receiver<T>) {
+        let (tx, rx) = mpsc::channel();
+        (Box::new(move |v| drop(tx.send(v))), rx)
+    }
+
+    /// `new_tab` answers once its tab is listed and attached (current then); a request
+    /// in another tab goes to that tab's session; `close_tab` answers once the tab is gone,
+    /// and the tab current before is current again.
+    #[test]
+    fn tabs_open_route_and_close_through_the_driver() {
+        let mut sim = Sim::attached(Options::default());
+        answer_all(&mut sim);
+        let (reply, opened) = reply_to();
+        let url = "about:blank#2".to_owned();
+        sim.run.request(sim.now, Request::NewTab { url, reply });
+        let create = sim.written();
+        assert_eq!(create[0]["method"], "Target.createTarget", "{create:?}");
+        // The attach comes before the reply (fact 24).
+        let attached = json!({"method": "Target.attachedToTarget", "params": {"sessionId": "S2",
+            "targetInfo": {"targetId": "T2", "type": "page", "url": "about:blank#2", "title": "",
+            "attached": true}, "waitingForDebugger": true}});
+        sim.run.message(sim.now, &attached.to_string());
+        let created = json!({"id": create[0]["id"], "result": {"targetId": "T2"}});
+        sim.run.message(sim.now, &created.to_string());
+        assert!(opened.try_recv().is_err(), "not before it is attached");
+        answer_all(&mut sim);
+        let tab = opened.try_recv().unwrap().unwrap();
+        assert_eq!((tab.tab_id.as_str(), tab.current), ("T2", true));
+
+        // A command in the first tab goes to its session, though T2 is current.
+        let (tx, _updates) = mpsc::channel();
+        let updates = Box::new(move |u| drop(tx.send(u)));
+        let params = json!({"expression": "1"});
+        let command = Request::command(
+            None,
+            "Runtime.evaluate",
+            params,
+            Duration::from_secs(5),
+            updates,
+        );
+        sim.run.request(sim.now, command.in_tab(Some("T")));
+        let sent = sim.written();
+        assert_eq!(sent[0]["sessionId"], "S", "{sent:?}");
+        // A tab that is not there is named in the error.
+        let (reply, selected) = reply_to();
+        let tab_id = "nope".to_owned();
+        sim.run
+            .request(sim.now, Request::SelectTab { tab_id, reply });
+        let e = selected.try_recv().unwrap().unwrap_err();
+        assert_eq!(e.code(), "no_such_tab");
+
+        let (reply, closed) = reply_to();
+        sim.run.request(
+            sim.now,
+            Request::CloseTab {
+                tab_id: None,
+                force: false,
+                reply,
+            },
+        );
+        let close = sim.written();
+        assert_eq!(
+            (close[0]["method"].as_str(), close[0]["sessionId"].as_str()),
+            (Some("Page.close"), Some("S2"))
+        );
+        sim.run.message(
+            sim.now,
+            &json!({"id": close[0]["id"], "result": {}}).to_string(),
+        );
+        assert!(closed.try_recv().is_err(), "not before it is gone");
+        let detached = json!({"method": "Target.detachedFromTarget", "params": {"sessionId": "S2", "targetId": "T2"}});
+        sim.run.message(sim.now, &detached.to_string());
+        let outcome = closed.try_recv().unwrap().unwrap();
+        assert!(outcome.closed && outcome.dialog.is_none(), "{outcome:?}");
+        let (reply, tabs) = reply_to();
+        sim.run.request(sim.now, Request::Tabs(reply));
+        let tabs = tabs.try_recv().unwrap();
+        assert_eq!(tabs.len(), 1);
+        assert!(tabs[0].current && tabs[0].tab_id == "T");
+    }
 }

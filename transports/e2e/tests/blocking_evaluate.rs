@@ -97,6 +97,56 @@ fn a_stuck_evaluate_never_wedges_the_tab() {
     w.client.stop().unwrap();
 }
 
+/// Playwright's `function` is called: a function's source (arrow, async, `function`
+/// keyword) answers what it returns, in any frame and with an element; a script whose
+/// value is a function calls it, and a script keeps its completion value. A function that
+/// never returns ends `timeout` within its budget and the next call answers at once.
+#[test]
+fn a_function_is_called_under_one_budget() {
+    let Some(w) = world("evaluate-function", options("evaluate-function")) else {
+        return;
+    };
+    let frames = open_demo(&w);
+    let c = &w.client;
+    assert_eq!(value(c, Evaluation::function("() => 6*7")), 42);
+    let slow =
+        "async () => { await new Promise(r => setTimeout(r, 20)); return window.frameLabel; }";
+    assert_eq!(value(c, Evaluation::function(slow)), "top");
+    let keyword =
+        Evaluation::function("function () { return window.frameLabel };").in_frame(&frames.nested);
+    assert_eq!(value(c, keyword), "nested");
+    assert_eq!(value(c, Evaluation::new("() => 6*7")), 42);
+    assert_eq!(value(c, Evaluation::new("var x = 1; x + 1")), 2);
+    assert_eq!(value(c, Evaluation::new("({a: [1]})")), json!({"a": [1]}));
+    let undefined = c.evaluate(Evaluation::function("() => {}")).unwrap();
+    assert!(undefined.undefined, "{undefined:?}");
+    let (code, message) = fails_within(
+        c,
+        Evaluation::function("() => { throw new Error('boom') }").within(ms(2000)),
+    );
+    assert_eq!(code, "exception");
+    assert!(message.contains("Error: boom"), "{message}");
+
+    let snap = c.ax_snapshot(Default::default()).unwrap();
+    let heading = snap
+        .refs
+        .iter()
+        .find(|r| r.role == "heading" && r.name == "cross frame")
+        .unwrap_or_else(|| panic!("no heading ref: {}", snap.text));
+    let tag = Evaluation::function("(element) => element.tagName")
+        .on_element(Element::Ref(heading.id.clone()));
+    assert_eq!(value(c, tag), "H1");
+
+    let stuck = Evaluation::function("() => { while (true) {} }").within(ms(500));
+    let (code, message) = fails_within(c, stuck);
+    assert_eq!(code, "timeout");
+    assert!(message.contains("was terminated"), "{message}");
+    let start = Instant::now();
+    assert_eq!(value(c, Evaluation::function("() => 6*7")), 42);
+    assert!(start.elapsed() < ms(500), "waited {:?}", start.elapsed());
+    w.client.stop().unwrap();
+}
+
 /// Each frame answers with its own values: a srcdoc frame, a same-site iframe, an OOPIF
 /// nested in an OOPIF; an unknown frame is `no_such_frame`.
 #[test]

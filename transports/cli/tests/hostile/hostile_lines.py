@@ -27,6 +27,13 @@ for n in numbers:
     add({"id": 7, "cmd": n})
     add({"id": 8, "cmd": "act", "action": "click", "x": n, "y": n})
     add({"id": 9, "cmd": "ax_snapshot", "timeout_ms": n, "max_nodes": n})
+    # The tab commands: never a string where one is wanted, so none opens, selects or
+    # closes a tab (the check's last evaluate needs the one tab).
+    add({"id": 40, "cmd": "tab_select", "tab_id": n})
+    add({"id": 41, "cmd": "tab_close", "tab_id": "NO-SUCH-TAB", "force": n})
+    add({"id": 42, "cmd": "tab_new", "url": n})
+    add({"id": 43, "cmd": "evaluate", "expression": "1", "tab_id": n})
+    add({"id": 44, "cmd": "dialog", "action": "accept", "tab_id": n})
 # raw numbers as text beyond f64 / i64
 add(b'{"id": 10, "cmd": "cdp", "method": "Runtime.evaluate", "params": {}, "timeout_ms": 1e999}')
 add(b'{"id": 11, "cmd": "snapshot", "extra": 123456789012345678901234567890}')

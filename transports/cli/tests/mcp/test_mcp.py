@@ -7,7 +7,11 @@ Against a real headless Chromium the server launches: list the tools; navigate t
 page with a cross-site iframe; a snapshot shows the iframe's button with a ref; click it by
 ref and get an image back; an `alert` raised from inside the iframe is named in the next
 result; answer it with browser_handle_dialog; a `while(true){}` evaluate with a 1 s budget
-returns an error in time and the next call works; browser_close leaves no browser running.
+returns an error in time and the next call works; `function` is called (an arrow, an async
+function, with an element ref) and a stuck one ends in its budget; a snapshot with an
+alert pending in the nested OOPIF answers at once, naming the dialog; browser_tabs lists,
+opens, selects and closes tabs, and a click that opens a tab says so; browser_close leaves
+no browser running.
 Then an unreachable --cdp endpoint: an error naming --fallback-local, and with it a local
 browser and the warning in the first result, the URL's secret redacted in both. Then when
 the browser starts: with the server (before any tool call), or with `--lazy` at the first
@@ -32,7 +36,8 @@ BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/debug/cdp
 
 
 def serve():
-    """Two sites on loopback: the top page on 127.0.0.1, its iframe on localhost (an OOPIF)."""
+    """Two sites on loopback: the top page on 127.0.0.1, its iframe on localhost (an OOPIF),
+    which nests one back on 127.0.0.1 (an OOPIF in the top's renderer)."""
     ports = {}
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -43,10 +48,19 @@ def serve():
             if self.path.startswith("/top"):
                 body = (f'<title>MCP top</title><h1>Shop</h1>'
                         f'<iframe id="f" src="http://localhost:{ports["port"]}/frame" width="400" height="200"></iframe>')
+            elif self.path.startswith("/opener"):
+                body = ('<title>Opener</title><a href="/popup" target="_blank">Open the popup</a>'
+                        '<button onclick="window.count = (window.count||0) + 1">Count</button>')
+            elif self.path.startswith("/popup"):
+                body = '<title>Popup</title><h1>In the popup</h1>'
             elif self.path.startswith("/frame"):
                 body = ('<title>frame</title><button id="b" onclick="window.clicked = (window.clicked||0) + 1; '
                         'console.log(\'clicked in frame\')">Buy now</button>'
-                        '<button id="a" onclick="setTimeout(() => alert(\'Hello from the frame\'), 50)">Alert me</button>')
+                        '<button id="a" onclick="setTimeout(() => alert(\'Hello from the frame\'), 50)">Alert me</button>'
+                        f'<iframe id="n" src="http://127.0.0.1:{ports["port"]}/nested" width="300" height="80"></iframe>')
+            elif self.path.startswith("/nested"):
+                body = ('<title>nested</title><button onclick="setTimeout(() => alert(\'Hello from the nested frame\'), 50)">'
+                        'Deep alert</button>')
             else:
                 body = "nothing here"
             data = body.encode()
@@ -100,7 +114,7 @@ async def main():
         expected = {"browser_navigate", "browser_snapshot", "browser_click", "browser_type",
                     "browser_press_key", "browser_scroll", "browser_take_screenshot",
                     "browser_evaluate", "browser_handle_dialog", "browser_console_messages",
-                    "browser_close"}
+                    "browser_close", "browser_tabs"}
         check(expected <= names, f"the tools are listed ({len(names)})")
         for t in tools.tools:
             props = (t.input_schema or {}).get("properties", {})
@@ -137,14 +151,108 @@ async def main():
         r = await client.call_tool("browser_evaluate", {"expression": "document.title"})
         check(not r.is_error and "MCP top" in text_of(r), "the next call works", r)
 
+        r = await client.call_tool("browser_evaluate", {"function": "() => 6*7"})
+        check(not r.is_error and text_of(r).startswith("42"), "`function` is called: () => 6*7 answers 42", r)
+        r = await client.call_tool("browser_evaluate", {"function": "async () => { await new Promise(r => setTimeout(r, 10)); return document.title; }"})
+        check(not r.is_error and text_of(r).startswith('"MCP top"'), "an async function's promise is awaited", r)
+        r = await client.call_tool("browser_evaluate", {"function": "(element) => element.tagName", "ref": ref})
+        check(not r.is_error and text_of(r).startswith('"BUTTON"'), "with a ref, the function is called with the element", r)
+        r = await client.call_tool("browser_evaluate", {"expression": "() => 6*7"})
+        check(not r.is_error and text_of(r).startswith("42"), "an expression whose value is a function calls it", r)
+        started = time.monotonic()
+        r = await client.call_tool("browser_evaluate", {"function": "() => { while (true) {} }", "timeout_ms": 1000})
+        took = time.monotonic() - started
+        check(r.is_error and "ran past its 1000 ms budget" in text_of(r), "a stuck function is terminated at its budget", r)
+        check(took < 1.5, f"within its budget + 0.5 s ({took:.2f} s)", r)
+        started = time.monotonic()
+        r = await client.call_tool("browser_evaluate", {"function": "() => 6*7"})
+        took = time.monotonic() - started
+        check(not r.is_error and text_of(r).startswith("42") and took < 0.5,
+              f"and the next call answers 42 at once ({took:.2f} s)", r)
+
+        r = await client.call_tool("browser_snapshot", {})
+        m = re.search(r'button "Deep alert" \[ref=(e\d+)\]', text_of(r))
+        check(not r.is_error and m is not None, "the nested OOPIF's button has a ref", r)
+        r = await client.call_tool("browser_click", {"ref": m.group(1)})
+        dialog = re.search(r"(d-\d+) alert", text_of(r))
+        if dialog is None:
+            r = await client.call_tool("browser_console_messages", {})
+            dialog = re.search(r"(d-\d+) alert", text_of(r))
+        check(dialog is not None and "Hello from the nested frame" in text_of(r), "an alert in the nested OOPIF is named", r)
+        started = time.monotonic()
+        r = await client.call_tool("browser_snapshot", {})
+        took = time.monotonic() - started
+        check(r.is_error and dialog.group(1) in text_of(r) and "blocks the renderer" in text_of(r),
+              "a snapshot with the nested OOPIF's alert pending is blocked by that dialog, named", r)
+        check(took < 0.1, f"and answers at once ({took * 1000:.0f} ms)", r)
+        r = await client.call_tool("browser_handle_dialog", {"accept": True, "dialog_id": dialog.group(1)})
+        check(not r.is_error, "the nested OOPIF's alert is answered", r)
+        r = await client.call_tool("browser_snapshot", {})
+        check(not r.is_error and "Deep alert" in text_of(r) and "Buy now" in text_of(r), "then every frame is outlined again", r)
+
         r = await client.call_tool("browser_click", {})
         check(r.is_error and "ref" in text_of(r), "a missing argument is an error naming it", r)
+
+        await tabs(client, port)
 
         r = await client.call_tool("browser_close", {})
         check(not r.is_error and "Closed" in text_of(r), "browser_close answers", r)
         # Still connected: the browser itself is gone after browser_close, not only at exit.
         check(browsers_gone(before), "browser_close closes the launched browser while the session goes on")
     check(browsers_gone(before), "no browser left running")
+
+
+async def tabs(client, port):
+    """browser_tabs list / new / select / close by index, as Playwright MCP has them; a click
+    that opens a tab says so, and every result ends with the tabs that opened or closed and
+    the current tab."""
+    r = await client.call_tool("browser_navigate", {"url": f"http://127.0.0.1:{port}/opener"})
+    check(not r.is_error and "Current tab: 0: [Opener]" in text_of(r), "every result names the current tab", r)
+    check("### Tabs" not in text_of(r), "and no tabs section when no tab opened or closed", r)
+    r = await client.call_tool("browser_snapshot", {})
+    link = re.search(r'link "Open the popup" \[ref=(e\d+)\]', text_of(r))
+    check(link is not None, "the link has a ref", r)
+    r = await client.call_tool("browser_click", {"ref": link.group(1)})
+    text = text_of(r)
+    check(not r.is_error and "opened a new tab: 1: [" in text and "Tab 1: " in text,
+          "a click that opens a tab names it in its result", r)
+    check("### Tabs\n- opened 1: " in text and ", opened by tab 0" in text, "the tabs section says it opened", r)
+    check("Current tab: 1: " in text, "and that it is the current tab now", r)
+
+    r = await client.call_tool("browser_tabs", {"action": "list"})
+    text = text_of(r)
+    check(not r.is_error and "### Open tabs\n- 0: [Opener]" in text and "- 1: (current) [" in text,
+          "browser_tabs list shows both tabs, the popup current", r)
+    r = await client.call_tool("browser_evaluate", {"expression": "document.title"})
+    check(not r.is_error and "Popup" in text_of(r), "the next tool acts on the popup", r)
+
+    r = await client.call_tool("browser_tabs", {"action": "select", "index": 0})
+    text = text_of(r)
+    check(not r.is_error and "- 0: (current) [Opener]" in text and "Current tab: 0: [Opener]" in text,
+          "browser_tabs select makes tab 0 current", r)
+    r = await client.call_tool("browser_evaluate", {"expression": "document.title"})
+    check(not r.is_error and "Opener" in text_of(r), "and the next tool acts on it", r)
+
+    r = await client.call_tool("browser_tabs", {"action": "new", "url": f"http://127.0.0.1:{port}/popup?new"})
+    text = text_of(r)
+    check(not r.is_error and "Opened a new tab" in text and "- 2: (current) [" in text,
+          "browser_tabs new opens a third tab, current", r)
+    check("- opened 2: " in text, "named as opened in the tabs section", r)
+
+    r = await client.call_tool("browser_tabs", {"action": "close"})
+    text = text_of(r)
+    check(not r.is_error and "Closed tab 2: " in text and "- closed: " in text,
+          "browser_tabs close without index closes the current tab", r)
+    check("Current tab: 0: [Opener]" in text, "and the tab current before it is current again", r)
+    r = await client.call_tool("browser_tabs", {"action": "close", "index": 1})
+    text = text_of(r)
+    listed = text.split("### Open tabs")[1].split("Pending dialogs")[0]
+    check(not r.is_error and "Closed tab 1: [" in text and "/popup)." in text and "- 1:" not in listed,
+          "browser_tabs close with an index closes that tab", r)
+    r = await client.call_tool("browser_tabs", {"action": "select", "index": 5})
+    check(r.is_error and "No tab 5" in text_of(r), "a tab index out of range is an error", r)
+    r = await client.call_tool("browser_tabs", {"action": "fly"})
+    check(r.is_error and "action" in text_of(r), "an unknown action is an error naming it", r)
 
 
 def closed_port():

@@ -12,5 +12,7 @@ pub mod demo_tree;
 pub mod dialog_proxy;
 pub mod noise_canvas;
 pub mod relay;
+pub mod renderer_site;
 pub mod smol;
+pub mod tabs_site;
 pub mod tls_relay;
