@@ -126,6 +126,20 @@ impl Outbox {
         self.events.push_back(event);
     }
 
+    /// The embedder's command `id` answered: its CDP `result` (`{}` when absent) or the
+    /// error named after its method.
+    pub fn command_replied(
+        &mut self,
+        id: u64,
+        method: &str,
+        outcome: Result<Option<&RawValue>, crate::wire::CdpError>,
+    ) {
+        let outcome = outcome
+            .map(|r| r.map_or("{}", RawValue::get).to_owned())
+            .map_err(|e| e.into_command_error(method));
+        self.command_finished(id, outcome);
+    }
+
     /// The one outcome of the embedder's command `id`.
     pub fn command_finished(&mut self, id: u64, outcome: Result<String, CommandError>) {
         self.emit(Event::CommandFinished {

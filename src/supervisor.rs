@@ -990,10 +990,7 @@ impl Supervisor {
                     let created: cdp::CreateTargetResult<'_> = parse("Target.createTarget", *r)?;
                     self.select_when_attached(&created.target_id);
                 }
-                let outcome = outcome
-                    .map(|r| r.map_or("{}", RawValue::get).to_owned())
-                    .map_err(|e| e.into_command_error(&cmd.method));
-                self.out.command_finished(id, outcome);
+                self.out.command_replied(id, &cmd.method, outcome);
                 Ok(())
             }
             (Purpose::Browser(step::GET_TARGETS), Ok(r)) => self.on_targets(r),

@@ -57,6 +57,19 @@ pub(crate) struct PageTrack {
     pub url: String,
 }
 
+impl PageTrack {
+    /// A page whose session is being set up.
+    pub fn attaching(target_id: &str, url: &str) -> Self {
+        PageTrack {
+            target_id: target_id.to_owned(),
+            session_id: None,
+            phase: PagePhase::Attaching,
+            enable: EnableState::Pending,
+            url: url.to_owned(),
+        }
+    }
+}
+
 /// The page, its sessions and frames, and the console ring.
 #[derive(Debug, Default)]
 pub(crate) struct Tab {

@@ -175,10 +175,7 @@ impl TabSupervisor {
         let outcome = CdpError::reply_outcome(result, error);
         match cmd.purpose {
             Purpose::User => {
-                let outcome = outcome
-                    .map(|r| r.map_or("{}", RawValue::get).to_owned())
-                    .map_err(|e| e.into_command_error(&cmd.method));
-                out.command_finished(id, outcome);
+                out.command_replied(id, &cmd.method, outcome);
                 Ok(())
             }
             Purpose::DialogAnswer => {

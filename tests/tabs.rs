@@ -38,6 +38,24 @@ fn popup(h: &mut Harness, url: &str, access: bool) {
     h.frame_navigated(POPS, POP, None, url);
 }
 
+/// `Runtime.evaluate` sent into `tab` as the embedder's command, drained.
+fn evaluate_in(h: &mut Harness, tab: &str) -> cdp_supervisor::CommandId {
+    let timeout = Duration::from_secs(5);
+    let id = h
+        .sup
+        .command_in(h.now, Some(tab), None, "Runtime.evaluate", None, timeout)
+        .unwrap();
+    h.drain();
+    id
+}
+
+/// An `alert` raised by the popup's top frame.
+fn popup_alert(h: &mut Harness, url: &str, message: &str) {
+    h.event(POPS, "Page.javascriptDialogOpening", &format!(
+        r#"{{"url":"{url}","frameId":"{POP}","message":"{message}","type":"alert","hasBrowserHandler":false,"defaultPrompt":""}}"#
+    ));
+}
+
 fn diffs(h: &Harness) -> Vec<&Diff> {
     h.events
         .iter()
@@ -106,9 +124,7 @@ fn a_popup_is_set_up_before_it_is_resumed_and_becomes_current() {
 fn a_popups_first_alert_is_pending_with_its_tab_and_answered_on_its_session() {
     let mut h = Harness::attached(Config::default());
     popup(&mut h, "http://b.test/popup", false);
-    h.event(POPS, "Page.javascriptDialogOpening", &format!(
-        r#"{{"url":"http://b.test/popup","frameId":"{POP}","message":"first","type":"alert","hasBrowserHandler":false,"defaultPrompt":""}}"#
-    ));
+    popup_alert(&mut h, "http://b.test/popup", "first");
     let s = h.snapshot();
     assert_eq!(s.pending_dialogs.len(), 1);
     assert_eq!(s.pending_dialogs[0].tab_id.as_deref(), Some(POP));
@@ -136,18 +152,7 @@ fn a_popups_first_alert_is_pending_with_its_tab_and_answered_on_its_session() {
 fn closing_the_popup_makes_its_opener_current_again() {
     let mut h = Harness::attached(Config::default());
     popup(&mut h, "http://b.test/popup", false);
-    let pending = h
-        .sup
-        .command_in(
-            h.now,
-            Some(POP),
-            None,
-            "Runtime.evaluate",
-            None,
-            Duration::from_secs(5),
-        )
-        .unwrap();
-    h.drain();
+    let pending = evaluate_in(&mut h, POP);
     // Fact 25 (closing): a closed tab's commands in flight are never answered.
     h.recv(&format!(
         r#"{{"method":"Target.detachedFromTarget","params":{{"sessionId":"{POPS}","targetId":"{POP}"}}}}"#
@@ -185,21 +190,8 @@ fn closing_the_popup_makes_its_opener_current_again() {
 fn a_cross_site_popups_dialog_blocks_nothing_of_its_opener() {
     let mut h = Harness::attached(Config::default());
     popup(&mut h, "http://b.test/popup", true);
-    h.event(POPS, "Page.javascriptDialogOpening", &format!(
-        r#"{{"url":"http://b.test/popup","frameId":"{POP}","message":"hi","type":"alert","hasBrowserHandler":false,"defaultPrompt":""}}"#
-    ));
-    let id = h
-        .sup
-        .command_in(
-            h.now,
-            Some(PAGE),
-            None,
-            "Runtime.evaluate",
-            None,
-            Duration::from_secs(5),
-        )
-        .unwrap();
-    h.drain();
+    popup_alert(&mut h, "http://b.test/popup", "hi");
+    let id = evaluate_in(&mut h, PAGE);
     assert!(!h
         .events
         .iter()
@@ -214,37 +206,13 @@ fn a_cross_site_popups_dialog_blocks_nothing_of_its_opener() {
 fn a_same_site_popups_dialog_blocks_its_openers_calls_at_once() {
     let mut h = Harness::attached(Config::default());
     popup(&mut h, "http://a.test/popup", true);
-    let before = h
-        .sup
-        .command_in(
-            h.now,
-            Some(PAGE),
-            None,
-            "Runtime.evaluate",
-            None,
-            Duration::from_secs(5),
-        )
-        .unwrap();
-    h.drain();
-    h.event(POPS, "Page.javascriptDialogOpening", &format!(
-        r#"{{"url":"http://a.test/popup","frameId":"{POP}","message":"hi","type":"alert","hasBrowserHandler":false,"defaultPrompt":""}}"#
-    ));
+    let before = evaluate_in(&mut h, PAGE);
+    popup_alert(&mut h, "http://a.test/popup", "hi");
     // Fact 25b: one renderer, one stall: the command already in flight is reported...
     assert!(h.events.iter().any(|e| matches!(e,
         Event::CommandBlocked { id, dialog_id } if *id == before && dialog_id == "d-1")));
     // ...and so are new calls.
-    let after = h
-        .sup
-        .command_in(
-            h.now,
-            Some(PAGE),
-            None,
-            "Runtime.evaluate",
-            None,
-            Duration::from_secs(5),
-        )
-        .unwrap();
-    h.drain();
+    let after = evaluate_in(&mut h, PAGE);
     assert!(h
         .events
         .iter()
@@ -272,9 +240,7 @@ fn a_noopener_popup_shares_nothing_with_its_opener() {
     let mut h = Harness::attached(Config::default());
     // A `target=_blank` link: same site, `openerId` set, but no access (fact 25b).
     popup(&mut h, "http://a.test/popup", false);
-    h.event(POPS, "Page.javascriptDialogOpening", &format!(
-        r#"{{"url":"http://a.test/popup","frameId":"{POP}","message":"hi","type":"alert","hasBrowserHandler":false,"defaultPrompt":""}}"#
-    ));
+    popup_alert(&mut h, "http://a.test/popup", "hi");
     assert!(h
         .sup
         .evaluate_in(h.now, Some(PAGE), &Evaluation::new("1"))
@@ -285,30 +251,8 @@ fn a_noopener_popup_shares_nothing_with_its_opener() {
 fn replies_and_events_reach_their_own_tab() {
     let mut h = Harness::attached(Config::default());
     popup(&mut h, "http://b.test/popup", false);
-    let a = h
-        .sup
-        .command_in(
-            h.now,
-            Some(PAGE),
-            None,
-            "Runtime.evaluate",
-            None,
-            Duration::from_secs(5),
-        )
-        .unwrap();
-    h.drain();
-    let b = h
-        .sup
-        .command_in(
-            h.now,
-            Some(POP),
-            None,
-            "Runtime.evaluate",
-            None,
-            Duration::from_secs(5),
-        )
-        .unwrap();
-    h.drain();
+    let a = evaluate_in(&mut h, PAGE);
+    let b = evaluate_in(&mut h, POP);
     assert_ne!(a, b, "ids are unique on the connection");
     let sessions: Vec<_> = h
         .sent_with("Runtime.evaluate")
@@ -339,18 +283,7 @@ fn replies_and_events_reach_their_own_tab() {
 fn a_crashed_tab_answers_at_once_and_recover_reloads_it() {
     let mut h = Harness::attached(Config::default());
     popup(&mut h, "http://b.test/popup", false);
-    let pending = h
-        .sup
-        .command_in(
-            h.now,
-            Some(POP),
-            None,
-            "Runtime.evaluate",
-            None,
-            Duration::from_secs(5),
-        )
-        .unwrap();
-    h.drain();
+    let pending = evaluate_in(&mut h, POP);
     h.event(POPS, "Inspector.targetCrashed", "{}");
     assert_eq!(
         h.finished(pending)[0].as_ref().unwrap_err().code(),

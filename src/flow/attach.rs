@@ -78,13 +78,7 @@ impl AttachFlow {
     /// whichever comes first (the first tab at connect, the current tab after a
     /// reconnect).
     pub fn attach_target(&mut self, ctx: &mut FlowCtx<'_>, target_id: &str, url: &str) {
-        ctx.tab.set_page(PageTrack {
-            target_id: target_id.to_owned(),
-            session_id: None,
-            phase: PagePhase::Attaching,
-            enable: EnableState::Pending,
-            url: url.to_owned(),
-        });
+        ctx.tab.set_page(PageTrack::attaching(target_id, url));
         let params = to_raw(&cdp::AttachToTargetParams {
             target_id,
             flatten: true,
@@ -110,13 +104,7 @@ impl AttachFlow {
         session_id: &str,
         waiting: bool,
     ) {
-        ctx.tab.set_page(PageTrack {
-            target_id: target_id.to_owned(),
-            session_id: None,
-            phase: PagePhase::Attaching,
-            enable: EnableState::Pending,
-            url: url.to_owned(),
-        });
+        ctx.tab.set_page(PageTrack::attaching(target_id, url));
         self.on_page_attached(ctx, session_id);
         self.resume_if_waiting(ctx, session_id, waiting);
     }
