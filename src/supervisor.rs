@@ -124,11 +124,15 @@ impl TabDeadlines {
         self.by_tab.get(tab).copied()
     }
 
+    /// The tabs whose deadline is at or before `now`, earliest first (ties by tab): in
+    /// time order, never in a hash map's, so that the same inputs give the same outputs.
     fn due(&self, now: f64) -> Vec<TabKey> {
-        self.by_tab
+        let limit = Self::key(now);
+        self.by_time
             .iter()
-            .filter(|(_, d)| **d <= now)
-            .map(|(t, _)| *t)
+            .take_while(|(d, _)| *d <= limit)
+            .map(|(_, t)| *t)
+            .filter(|t| self.by_tab.get(t).is_some_and(|d| *d <= now))
             .collect()
     }
 }
