@@ -9,6 +9,7 @@ Usage: python3 fuzz/seed.py   (run-all.sh calls it; the corpus dirs are gitignor
   trace's page target and page session renamed to the ones the target's preamble uses
   (`PAGE`, `S-PAGE`) so that events reach the handlers; a `\\x01` line between chunks of
   time advances the clock.
+  A few more use the control lines that attach popups, close tabs and call into tabs.
 - operations: a few fixed byte strings (the target's input is structured, not trace text).
 - sidecar_lines: the sidecar's stdin commands (every command of its README, valid and
   mistyped), a few per input.
@@ -78,6 +79,18 @@ def main():
             msgs.append(text.encode())
         for c in chunks(msgs):
             write("raw_messages", b"\n".join(c) + b"\n\x01\x14\n")
+    # Several tabs without guessing their JSON (control lines 4-6 of raw_messages.rs):
+    # popups paused or not, same-site or cross-site, with or without access, their calls,
+    # a dialog in one, closes.
+    dialog = (b'{"method":"Page.javascriptDialogOpening","params":{"url":"http://a.test/",'
+              b'"frameId":"T1","message":"hi","type":"alert","hasBrowserHandler":false,'
+              b'"defaultPrompt":""},"sessionId":"S-T1"}')
+    for seed in [
+        b"\x04\x17\n\x06\x03\x01\n" + dialog + b"\n\x06\x03\x00\n\x05\x00\n\x01\x14\n",
+        b"\x04\x1f\n\x04\x13\n\x04\x03\n\x04\x01\n\x06\x00\x01\n\x02\n\x03\n\x01\x28\n",
+        b"\x04\x07\n\x06\x07\x00\n\x06\x02\x02\n\x05\x06\n\x06\x04\x01\n\x01\x0c\n",
+    ]:
+        write("raw_messages", seed)
     for seed in [b"", b"\x00" * 64, bytes(range(256)), b"\x0d\x00\x01" * 40]:
         write("operations", seed)
     commands = [

@@ -86,6 +86,9 @@ pub struct Supervisor {
     /// Pages left unsupervised over the tab bound, warned about once (bounded: cleared
     /// when a tab closes).
     over_bound: BTreeSet<String>,
+    /// The last tab, kept (detached) after its target was destroyed: it goes as soon as
+    /// another page attaches.
+    destroyed_last: Option<TabKey>,
     /// A planned stop's grace deadline, once `begin_stop` was called.
     stop_deadline: Option<f64>,
 }
@@ -156,6 +159,7 @@ impl Supervisor {
             acts_running: BTreeMap::new(),
             tab_deadlines: TabDeadlines::default(),
             over_bound: BTreeSet::new(),
+            destroyed_last: None,
             stop_deadline: None,
         }
     }
@@ -1266,6 +1270,11 @@ impl Supervisor {
             }
             return Ok(());
         }
+        // The last tab stayed after its target was destroyed, for a one-tab client: with
+        // another page, it is gone (and no longer takes the calls that name no tab).
+        if let Some(dead) = self.destroyed_last.take() {
+            self.remove_tab(dead);
+        }
         if self.tabs.len() >= self.env.config.max_tabs {
             if self.over_bound.len() < self.env.config.max_tabs
                 && self.over_bound.insert(target.to_owned())
@@ -1322,13 +1331,15 @@ impl Supervisor {
         }
     }
 
-    /// A target Chromium destroyed: its tab goes (the last one stays, detached).
+    /// A target Chromium destroyed: its tab goes (the last one stays, detached, until
+    /// another page attaches).
     fn on_target_gone(&mut self, target: &str) {
         if let Some(key) = self.by_target.get(target).copied() {
             if self.tabs.len() > 1 {
                 self.remove_tab(key);
             } else {
                 self.with_tab(key, |tab, out, env| tab.on_closed(out, env));
+                self.destroyed_last = Some(key);
             }
         }
     }
@@ -1431,6 +1442,9 @@ impl Supervisor {
         self.recently_current.retain(|k| *k != key);
         self.acts_running.retain(|_, (k, _)| *k != key);
         self.over_bound.clear();
+        if self.destroyed_last == Some(key) {
+            self.destroyed_last = None;
+        }
         self.out.emit(Event::Diff(Diff::TabClosed { tab_id }));
         if self.current == Some(key) {
             self.current = None;

@@ -1,8 +1,10 @@
 //! Structured fuzzing, quinn-proto style: a sequence of [`model::Op`]s (browser events,
-//! replies in any order, time steps, disconnects, the embedder's calls) is played against
-//! a supervisor by the same model and driver as `tests/properties.rs`, with every
-//! invariant checked after every input. A violated invariant panics, which libFuzzer
-//! reports as a crash.
+//! replies in any order, time steps, disconnects, the embedder's calls; several tabs:
+//! popups attaching at browser level, tabs closing, navigating away and crashing, the
+//! embedder selecting, opening and closing tabs and naming one in its calls) is played
+//! against a supervisor by the same model and driver as `tests/properties.rs`, with every
+//! invariant checked after every input (the tab rules of SPEC §16 included). A violated
+//! invariant panics, which libFuzzer reports as a crash.
 #![no_main]
 // The model derives `arbitrary::Arbitrary` under `cfg(fuzzing)`, which cargo-fuzz sets.
 #![allow(unexpected_cfgs)]

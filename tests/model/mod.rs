@@ -1,7 +1,13 @@
-//! A small model of one browser tab that turns abstract operations ([`Op`]) into plausible
-//! CDP traffic, and a [`Driver`] that feeds that traffic to a [`Supervisor`] the way a real
-//! embedder does (drain every output after every input) while checking the invariants of
-//! SPEC §3, §9 and §10 after every input.
+//! A small model of a browser and its tabs that turns abstract operations ([`Op`]) into
+//! plausible CDP traffic, and a [`Driver`] that feeds that traffic to a [`Supervisor`] the
+//! way a real embedder does (drain every output after every input) while checking the
+//! invariants of SPEC §3, §9, §10 and §16 after every input.
+//!
+//! The browser starts with one tab ([`TOP`]); popups attach at browser level (paused, with
+//! `openerId`, same-site or cross-site, with or without `canAccessOpener`), tabs close
+//! (`detachedFromTarget`, `targetDestroyed`), navigate away, crash, and the embedder
+//! selects, opens and closes tabs and sends calls into a named tab. Most ops act on the
+//! tab the model has in focus ([`Op::Focus`]; a new popup takes the focus).
 //!
 //! Shared by `tests/properties.rs` (proptest generates the ops) and the `operations` fuzz
 //! target (`fuzz/fuzz_targets/operations.rs` includes this file by path and derives
@@ -16,6 +22,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
+use cdp_supervisor::snapshot::FrameTree;
 use cdp_supervisor::snapshot::{MAX_LISTED_CHILDREN, MAX_LISTED_OOPIF_DEPTH};
 use cdp_supervisor::{
     CommandError, Config, DialogAction, DialogPolicy, Diff, Event, FrameInfo, InputError, Mirror,
@@ -36,17 +43,25 @@ pub const UNKNOWN_FROM: Pick = 224;
 /// The bridge's secret in [`config`].
 pub const TOKEN: &str = "tok-1";
 
-/// Caps small enough that short sequences reach them (SPEC §6.6 eviction); the dialog
-/// bridge (SPEC §6.5) on or off.
+/// Caps small enough that short sequences reach them (SPEC §6.6 eviction, §16 tabs); the
+/// dialog bridge (SPEC §6.5) on or off.
 pub fn config(bridge: bool) -> Config {
     let mut config = Config::default();
     config.bridge = bridge.then(|| cdp_supervisor::BridgeConfig::new(TOKEN));
     config.max_frames = 20;
     config.max_sessions = 8;
     config.max_commands_in_flight = 8;
+    config.max_tabs = MAX_TABS;
     config.dialog_timeout = Duration::from_secs(60);
     config
 }
+
+/// The tab bound of [`config`]: small enough that popups reach it.
+pub const MAX_TABS: usize = 4;
+
+/// Tabs the model's browser holds at most (more than [`MAX_TABS`]: some are left
+/// unsupervised); a popup beyond opens nothing.
+const MODEL_MAX_TABS: usize = 6;
 
 /// Time steps an [`Op::Advance`] can take, in seconds: below and above every deadline of
 /// [`config`] (enable 5 s, set-up 10 s, watchdog 60 s).
@@ -105,7 +120,8 @@ pub enum Op {
     DialogBurst { count: u8 },
     /// A showing dialog closes, or a lone close arrives (fact 20).
     DialogClosed { which: Pick, result: bool },
-    /// The browser replies to one of the supervisor's outstanding commands.
+    /// The browser replies to one of the supervisor's outstanding commands (picks from
+    /// 240: the newest).
     Reply {
         command: Pick,
         kind: ReplyKind,
@@ -117,42 +133,78 @@ pub enum Op {
     Advance { step: u8 },
     /// The WebSocket closes.
     Disconnect,
-    /// The WebSocket (re)opens; `auto_attach` answers `getTargets` and the attach at once.
+    /// The WebSocket (re)opens; `auto_attach` answers `getTargets`, the attach and the
+    /// browser-level auto-attach at once.
     Reconnect { auto_attach: bool },
-    /// The embedder answers a dialog, by id or the single pending one.
+    /// The embedder answers a dialog, by id or the single pending one, among every tab's
+    /// dialogs or a named tab's (`tab`: see [`Driver::pick_tab_id`]).
     RespondDialog {
         dialog: Pick,
         by_id: bool,
         accept: bool,
         text: bool,
+        tab: Pick,
     },
-    /// The embedder sends a command into a frame (or the top) (SPEC §6.7).
+    /// The embedder sends a command into a frame (or the top) (SPEC §6.7) of the current
+    /// tab or a named one.
     Command {
         frame: Pick,
         top: bool,
         method: u8,
         timeout: u8,
+        tab: Pick,
     },
     /// The embedder evaluates a script (or an element function by backend node id or by
-    /// ref) in a frame (or the top) under a budget; it must end in exactly one
-    /// `Evaluated`, within the budget.
+    /// ref) in a frame (or the top) of the current tab or a named one under a budget; it
+    /// must end in exactly one `Evaluated`, within the budget.
     Evaluate {
         frame: Pick,
         top: bool,
         element: u8,
         timeout: u8,
+        tab: Pick,
     },
     /// The embedder changes the dialog policy (SPEC §6.1).
     SetPolicy { policy: u8 },
     /// The embedder settles every pending dialog (SPEC §6.8).
     Settle { accept: bool },
-    /// The embedder asks for the recovery navigation (SPEC §6.8).
-    Recover,
+    /// The embedder asks for the recovery navigation (SPEC §6.8) of the current tab or a
+    /// named one.
+    Recover { tab: Pick },
     /// Input Chromium would not send: malformed, unknown ids, cycles, wrong types.
     Junk { kind: u8, pick: Pick },
     /// `Fetch.requestPaused` on the session of a frame's document (fact 12): a bridge
     /// request with or without the token, or another URL (SPEC §6.5).
     RequestPaused { frame: Pick, url: u8, kind: u8 },
+    /// A page opened by the tab `opener` (a popup, `target=_blank`; one pick in eight: a
+    /// tab opened by hand, without `openerId`) attaches at browser level (facts 23, 24),
+    /// paused unless `!waiting`, its url `''`; on the opener's site or `cross_site`, able
+    /// to reach its opener or not (`access`: `canAccessOpener`, fact 25b). Once resumed it
+    /// navigates. It takes the model's focus.
+    PopupOpened {
+        opener: Pick,
+        cross_site: bool,
+        access: bool,
+        waiting: bool,
+    },
+    /// A tab closes (even picks: the tab in focus; SPEC §16, trace `tabs-d-closing`):
+    /// `how % 4` 0: browser-level `detachedFromTarget` then `targetDestroyed`; 1:
+    /// `targetDestroyed` alone; 2: `detachedFromTarget` alone (detached by someone else:
+    /// the target stays); 3: `Inspector.detached` (render process gone) first. The last
+    /// tab only detaches. Chromium answers none of its commands in flight.
+    TabClosed { tab: Pick, how: u8 },
+    /// A tab's top frame navigates cross-document, to its own site or another (an opener
+    /// navigating away while its popup is open): fact 5, fact 9, `targetInfoChanged`.
+    TabNavigated { tab: Pick, cross_site: bool },
+    /// The model's later ops act on another tab (no input to the supervisor).
+    Focus { tab: Pick },
+    /// The embedder selects a tab (`select_tab`), and the model follows it.
+    SelectTab { tab: Pick },
+    /// The embedder opens a tab (`new_tab`: `Target.createTarget`).
+    NewTab { url: u8 },
+    /// The embedder closes a tab (`close_tab`: `Page.close`, or `Target.closeTarget` when
+    /// `force`).
+    CloseTab { tab: Pick, force: bool },
 }
 
 /// How the browser answers a command.
@@ -164,7 +216,8 @@ pub enum ReplyKind {
     Realistic,
     /// The realistic result, without the events.
     Ok,
-    /// `-32602 "No dialog is showing"` (facts 10, 15).
+    /// `-32602 "No dialog is showing"` (facts 10, 15), to a dialog answer when one is
+    /// outstanding.
     NoDialog,
     /// `-32000 "Inspected target navigated or closed"` (fact 11).
     ServerError,
@@ -193,6 +246,11 @@ pub struct Checks {
     /// Each paused request is answered on its own session, at most once unless an
     /// answer failed, and at least once while its session lives (SPEC §6.5, fact 12).
     pub fetch: bool,
+    /// The tab rules (SPEC §16): at most `max_tabs` tabs, ids unique, exactly one current
+    /// while any is listed (the one `current_tab` names), every pending dialog's tab
+    /// listed, `tab_frame_trees` holding the other tabs', no tab of a destroyed target
+    /// listed beside another, each command sent on a session of the tab it names.
+    pub tabs: bool,
     /// Record every input and output in [`Driver::log`] (for the determinism property).
     pub log: bool,
 }
@@ -208,6 +266,7 @@ impl Checks {
         frame_tree: true,
         mirror: true,
         fetch: true,
+        tabs: true,
         log: true,
     };
 }
@@ -267,17 +326,26 @@ enum Msg {
     },
 }
 
-/// What the browser knows about the tab.
+/// What the browser knows about one tab.
 #[derive(Debug, Default)]
 struct Tab {
-    connected: bool,
-    conn: u32,
+    /// Its target id, also its top frame's id.
+    target: String,
+    /// The order tabs were created in (`Target.getTargets` lists them so).
+    index: u32,
+    /// Appended to every id it makes, so that ids stay unique across tabs (`""` for the
+    /// first tab, whose ids are those of the one-tab model).
+    suffix: String,
+    /// The host of its top document (`a.test` or `b.test`).
+    host: String,
+    /// The tab that opened it (`openerId`), and whether it can reach it
+    /// (`canAccessOpener`).
+    opener: Option<String>,
+    access: bool,
     page_session: Option<String>,
     /// Known frames, top first, in the order they appeared.
     frames: Vec<ModelFrame>,
     sessions: Vec<ModelSession>,
-    /// The supervisor's commands not answered yet (current connection only).
-    outstanding: Vec<cdp_supervisor::OutgoingCommand>,
     /// Frames whose dialog is showing, oldest first.
     showing: Vec<String>,
     /// Requests paused and not answered yet: (session, request id).
@@ -303,12 +371,21 @@ fn remember(ring: &mut VecDeque<String>, id: String) {
 }
 
 impl Tab {
-    fn new() -> Self {
+    /// A tab whose top frame `target` is at `url` on `host`.
+    fn new(target: &str, index: u32, host: &str, url: &str) -> Self {
         Tab {
+            target: target.to_owned(),
+            index,
+            suffix: if index == 0 {
+                String::new()
+            } else {
+                format!("@{index}")
+            },
+            host: host.to_owned(),
             frames: vec![ModelFrame {
-                id: TOP.into(),
+                id: target.to_owned(),
                 parent: None,
-                url: "http://a.test/".into(),
+                url: url.to_owned(),
                 oopif_session: None,
             }],
             ..Tab::default()
@@ -317,7 +394,27 @@ impl Tab {
 
     fn fresh(&mut self, prefix: &str) -> String {
         self.next += 1;
-        format!("{prefix}{}", self.next)
+        format!("{prefix}{}{}", self.next, self.suffix)
+    }
+
+    /// The top frame's URL.
+    fn url(&self) -> String {
+        self.frame(&self.target)
+            .map(|f| f.url.clone())
+            .unwrap_or_default()
+    }
+
+    /// `targetInfo` of its page, as the browser-level events carry it.
+    fn target_info(&self, url: &str) -> String {
+        let opener = self
+            .opener
+            .as_ref()
+            .map(|o| format!(r#","openerId":"{o}""#))
+            .unwrap_or_default();
+        format!(
+            r#"{{"targetId":"{}","type":"page","title":"","url":"{url}","attached":true,"canAccessOpener":{}{opener}}}"#,
+            self.target, self.access
+        )
     }
 
     fn frame(&self, id: &str) -> Option<&ModelFrame> {
@@ -415,11 +512,14 @@ impl Tab {
     }
 
     /// After a disconnect or the page session's detach: sessions go; the tab keeps its
-    /// in-process frames (OOPIFs re-attach only through a new auto-attach).
-    fn forget_sessions(&mut self) {
+    /// in-process frames (OOPIFs re-attach only through a new auto-attach). Returns the
+    /// sessions that went (Chromium answers none of the commands in flight on them).
+    fn forget_sessions(&mut self) -> Vec<String> {
         self.page_session = None;
-        self.sessions.clear();
-        self.outstanding.retain(|c| c.session_id.is_none());
+        let gone_sessions: Vec<String> = self.sessions.drain(..).map(|s| s.id).collect();
+        for id in &gone_sessions {
+            remember(&mut self.gone_sessions, id.clone());
+        }
         let oopifs: Vec<String> = self
             .frames
             .iter()
@@ -437,6 +537,7 @@ impl Tab {
             f.oopif_session = None;
         }
         self.frames.retain(|f| !gone.contains(&f.id));
+        gone_sessions
     }
 
     fn pick_frame(&self, pick: Pick) -> String {
@@ -450,7 +551,7 @@ impl Tab {
     }
 
     fn pick_subframe(&self, pick: Pick) -> Option<String> {
-        let subs: Vec<&ModelFrame> = self.frames.iter().filter(|f| f.id != TOP).collect();
+        let subs: Vec<&ModelFrame> = self.frames.iter().filter(|f| f.id != self.target).collect();
         (!subs.is_empty()).then(|| subs[pick as usize % subs.len()].id.clone())
     }
 
@@ -491,7 +592,7 @@ impl Tab {
     /// `Page.getFrameTree` on `session`: its root frame and the in-process frames below.
     fn frame_tree(&self, session: &str) -> Option<String> {
         let root = if Some(session) == self.page_session.as_deref() {
-            TOP.to_owned()
+            self.target.clone()
         } else {
             let s = self.session(session)?;
             if s.kind != Kind::Iframe {
@@ -535,7 +636,7 @@ impl Tab {
         let closing: Vec<String> = self
             .showing
             .iter()
-            .filter(|f| id == TOP || *f == id || below.contains(f))
+            .filter(|f| id == self.target || *f == id || below.contains(f))
             .cloned()
             .collect();
         for f in &closing {
@@ -547,7 +648,7 @@ impl Tab {
             .sessions
             .iter()
             .filter(|s| s.parent.as_deref() == Some(&session))
-            .filter(|s| below.contains(&s.target) || (id == TOP && s.kind != Kind::Page))
+            .filter(|s| below.contains(&s.target) || (id == self.target && s.kind != Kind::Page))
             .cloned()
             .collect();
         for s in &inside {
@@ -566,18 +667,20 @@ impl Tab {
         self.remove_frames(&below);
         self.next += 1;
         let n = self.next;
+        let host = self.host.clone();
         if let Some(f) = self.frames.iter_mut().find(|f| f.id == id) {
             f.url = if f.oopif_session.is_some() {
                 format!("http://b.test/{n}")
             } else {
-                format!("http://a.test/{n}")
+                format!("http://{host}/{n}")
             };
         }
         out.extend(self.navigated(&session, id).map(Msg::Plain));
         out
     }
 
-    /// The realistic result of a command, with the events Chromium sends before it.
+    /// The realistic result of a command on one of the tab's sessions (or a browser-level
+    /// detach of one of them), with the events Chromium sends before it.
     fn realistic(&mut self, cmd: &cdp_supervisor::OutgoingCommand) -> (Vec<Msg>, Reply) {
         let params: Value = serde_json::from_str(&cmd.json)
             .ok()
@@ -591,35 +694,6 @@ impl Tab {
         }
         let mut before = Vec::new();
         let reply = match cmd.method.as_str() {
-            "Target.getTargets" => Reply::Result(format!(
-                r#"{{"targetInfos":[{{"targetId":"UI","type":"browser_ui","url":"chrome://omnibox"}},{{"targetId":"SW","type":"service_worker","url":"http://a.test/sw.js"}},{{"targetId":"{TOP}","type":"page","url":"{}"}}]}}"#,
-                self.frames
-                    .first()
-                    .map(|f| f.url.as_str())
-                    .unwrap_or("about:blank")
-            )),
-            "Target.attachToTarget" => {
-                if params.get("targetId").and_then(Value::as_str) != Some(TOP) {
-                    Reply::Error(-32602, "No target with given id found")
-                } else {
-                    let sid = format!("SP-{}", self.conn);
-                    // With flatten, Chromium also announces the session at browser level.
-                    before.push(Msg::Attach {
-                        text: event(
-                            None,
-                            "Target.attachedToTarget",
-                            &format!(
-                                r#"{{"sessionId":"{sid}","targetInfo":{{"targetId":"{TOP}","type":"page","url":""}},"waitingForDebugger":false}}"#
-                            ),
-                        ),
-                        child: sid.clone(),
-                        kind: Kind::Page,
-                        waiting: false,
-                    });
-                    self.adopt_page_session(&sid);
-                    Reply::Result(format!(r#"{{"sessionId":"{sid}"}}"#))
-                }
-            }
             "Page.getFrameTree" => match session.and_then(|s| self.frame_tree(s)) {
                 Some(tree) => Reply::Result(tree),
                 None => Reply::Error(-32000, "Frame tree not available"),
@@ -641,10 +715,11 @@ impl Tab {
                 }
             }
             "Page.navigate" => {
+                let top = self.target.clone();
                 if session.is_some() && session == self.page_session.as_deref() {
-                    before = self.navigate(TOP);
+                    before = self.navigate(&top);
                 }
-                Reply::Result(format!(r#"{{"frameId":"{TOP}","loaderId":"L2"}}"#))
+                Reply::Result(format!(r#"{{"frameId":"{top}","loaderId":"L2"}}"#))
             }
             "Target.detachFromTarget" => {
                 if let Some(child) = params.get("sessionId").and_then(Value::as_str) {
@@ -696,7 +771,7 @@ impl Tab {
             id: sid.to_owned(),
             kind: Kind::Page,
             parent: None,
-            target: TOP.into(),
+            target: self.target.clone(),
         });
     }
 }
@@ -742,6 +817,21 @@ fn dialog_closed_with(
     )
 }
 
+/// `Target.targetInfoChanged` of a tab's page, with its URL and a title (fact 25c: the
+/// title is host and path).
+fn target_info_changed(tab: &Tab) -> String {
+    let url = tab.url();
+    let title = url.split_once("://").map_or(url.as_str(), |(_, rest)| rest);
+    let info = tab
+        .target_info(&url)
+        .replace(r#""title":"""#, &format!(r#""title":"{title}""#));
+    event(
+        None,
+        "Target.targetInfoChanged",
+        &format!(r#"{{"targetInfo":{info}}}"#),
+    )
+}
+
 fn attach_msg(
     parent: Option<&str>,
     child: &str,
@@ -783,21 +873,45 @@ const RESUME: &str = "Runtime.runIfWaitingForDebugger";
 pub struct Driver {
     /// The supervisor under test.
     pub sup: Supervisor,
+    /// The tab the model's ops act on; the browser's other tabs are in `others`.
     tab: Tab,
+    others: Vec<Tab>,
+    /// Tabs created so far (numbers their ids).
+    tabs_made: u32,
+    /// Recently closed tab ids: stale ids are a kind of wrong id.
+    gone_tabs: VecDeque<String>,
+    /// The connection: whether it is open, its number, the supervisor's commands not
+    /// answered yet (on this connection only).
+    connected: bool,
+    conn: u32,
+    outstanding: Vec<cdp_supervisor::OutgoingCommand>,
+    /// The browser-level `Target.setAutoAttach` took effect on this connection: new
+    /// pages attach at browser level (before it, nobody attaches them).
+    auto_attach_on: bool,
     now: f64,
     checks: Checks,
     /// Every input, call, result, transmit and event, in order (when `checks.log`).
     pub log: Vec<String>,
     mirror: Mirror,
-    /// Frames known from the diffs, with the order they became known: the independent
-    /// input of the `frame_tree` check.
-    known_frames: BTreeMap<String, (u64, FrameInfo)>,
+    /// What the diffs made known of each tab (by tab id; `""` for diffs of no tab before
+    /// any is current): the independent input of the `frame_tree` check.
+    known: BTreeMap<String, Known>,
+    /// The current tab, as the `current_tab` diffs say.
+    current: Option<String>,
     frame_seq: u64,
-    page_target: Option<String>,
     dialogs_opened: BTreeSet<String>,
     dialogs_pending: BTreeSet<String>,
+    /// Each dialog's tab, from its `dialog_opened` diff.
+    dialog_tab: BTreeMap<String, String>,
     /// Outcomes seen per command from `command` (capped) and `recover`, and per evaluate.
     commands: BTreeMap<u64, (u32, bool)>,
+    /// The tab each command, evaluate or dialog answer was sent into (the named one, or
+    /// the current one when it named none).
+    command_tab: BTreeMap<u64, String>,
+    /// Tabs closed (`tab_closed`) by the current input: their commands must have ended.
+    closed_now: Vec<String>,
+    /// Commands, evaluates and answers that ended in the current input.
+    ended_now: Vec<u64>,
     /// The ids of evaluates: capped by `max_commands_in_flight` too, but apart from
     /// commands (the supervisor counts the two separately).
     evaluates: BTreeSet<u64>,
@@ -807,6 +921,15 @@ pub struct Driver {
     answer_accepts: BTreeMap<u64, bool>,
     /// Methods transmitted on each session, in order.
     sent_on: BTreeMap<String, Vec<String>>,
+    /// Every session that was ever a tab's page session (a reply the model gives without
+    /// its events, `ReplyKind::Ok`, can leave the supervisor on one the model let go).
+    page_sessions: BTreeSet<String>,
+    /// Every session the model ever had, with its tab (when `checks.tabs`).
+    session_tab: BTreeMap<String, String>,
+    /// The session each command was transmitted on (when `checks.tabs`).
+    sent_session: BTreeMap<u64, Option<String>>,
+    /// Targets the supervisor heard were destroyed (when `checks.tabs`).
+    destroyed: BTreeSet<String>,
     /// Paused requests the supervisor accepted, by (session, request id).
     paused: BTreeMap<(String, String), Paused>,
     /// Fetch answers in flight: command id → the request they answer.
@@ -817,37 +940,74 @@ pub struct Driver {
     waiting: BTreeMap<String, Kind>,
     /// Whether the current input produced a session-cap warning.
     cap_warning: bool,
+    /// Whether the current input produced a tab-cap warning (the page is let go, not
+    /// set up).
+    tab_cap_warning: bool,
     /// Inside a burst op: state checks wait for its end (each input is still drained and
     /// its outputs checked), which keeps the O(n²) snapshot cost of bursts away.
     bursting: bool,
 }
 
+/// What the diffs made known of one tab.
+#[derive(Debug, Default)]
+struct Known {
+    /// Its frames, with the order they became known.
+    frames: BTreeMap<String, (u64, FrameInfo)>,
+    /// Its page entry's target and session.
+    page_target: Option<String>,
+    page_session: Option<String>,
+}
+
+/// Where a model tab is: in focus, or among the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Loc {
+    Focus,
+    Other(usize),
+}
+
 impl Driver {
-    /// A supervisor of [`config`], connected and attached (`getTargets` and the attach
-    /// answered, the top frame navigated); the page's set-up commands are outstanding.
+    /// A supervisor of [`config`], connected and attached (`getTargets`, the attach and the
+    /// browser-level auto-attach answered, the top frame navigated); the page's set-up
+    /// commands are outstanding.
     pub fn new(checks: Checks, bridge: bool) -> Self {
         let mut d = Driver {
             sup: Supervisor::new(config(bridge)),
-            tab: Tab::new(),
+            tab: Tab::new(TOP, 0, "a.test", "http://a.test/"),
+            others: Vec::new(),
+            tabs_made: 1,
+            gone_tabs: VecDeque::new(),
+            connected: false,
+            conn: 0,
+            outstanding: Vec::new(),
+            auto_attach_on: false,
             now: 1000.0,
             checks,
             log: Vec::new(),
             mirror: Mirror::default(),
-            known_frames: BTreeMap::new(),
+            known: BTreeMap::new(),
+            current: None,
             frame_seq: 0,
-            page_target: None,
             dialogs_opened: BTreeSet::new(),
             dialogs_pending: BTreeSet::new(),
+            dialog_tab: BTreeMap::new(),
             commands: BTreeMap::new(),
+            command_tab: BTreeMap::new(),
+            closed_now: Vec::new(),
+            ended_now: Vec::new(),
             evaluates: BTreeSet::new(),
             answers: BTreeMap::new(),
             answer_accepts: BTreeMap::new(),
             sent_on: BTreeMap::new(),
+            page_sessions: BTreeSet::new(),
+            session_tab: BTreeMap::new(),
+            sent_session: BTreeMap::new(),
+            destroyed: BTreeSet::new(),
             waiting: BTreeMap::new(),
             paused: BTreeMap::new(),
             fetch_answers: BTreeMap::new(),
             crashed: BTreeSet::new(),
             cap_warning: false,
+            tab_cap_warning: false,
             bursting: false,
         };
         d.connect(true);
@@ -879,7 +1039,28 @@ impl Driver {
 
     fn feed(&mut self, text: &str) -> Result<(), InputError> {
         self.log(|| format!("< {text}"));
+        for t in std::iter::once(&self.tab).chain(self.others.iter()) {
+            if let Some(ps) = &t.page_session {
+                if !self.page_sessions.contains(ps) {
+                    self.page_sessions.insert(ps.clone());
+                }
+            }
+            if self.checks.tabs {
+                for s in &t.sessions {
+                    if !self.session_tab.contains_key(&s.id) {
+                        self.session_tab.insert(s.id.clone(), t.target.clone());
+                    }
+                }
+            }
+        }
         self.cap_warning = false;
+        self.tab_cap_warning = false;
+        if self.checks.tabs && text.contains(r#""method":"Target.targetDestroyed""#) {
+            let target = serde_json::from_str::<Value>(text)
+                .ok()
+                .and_then(|v| v["params"]["targetId"].as_str().map(str::to_owned));
+            self.destroyed.extend(target);
+        }
         let result = self.sup.handle_message(self.now, text);
         self.log(|| format!("= {result:?}"));
         self.drain();
@@ -898,7 +1079,7 @@ impl Driver {
                 waiting,
             } => {
                 let result = self.feed(&text);
-                if waiting && kind != Kind::Page {
+                if waiting {
                     self.check_resumed(&child, kind, result.is_ok());
                 }
             }
@@ -941,15 +1122,23 @@ impl Driver {
     }
 
     fn connect(&mut self, auto_attach: bool) {
-        self.tab.connected = true;
-        self.tab.conn += 1;
+        self.connected = true;
+        self.auto_attach_on = false;
+        self.conn += 1;
         self.log(|| "connected".into());
         self.sup.handle_connected(self.now);
         self.drain();
         if auto_attach {
-            for method in ["Target.getTargets", "Target.attachToTarget"] {
-                if let Some(i) = self.tab.outstanding.iter().position(|c| c.method == method) {
-                    let cmd = self.tab.outstanding.remove(i);
+            for method in [
+                "Target.getTargets",
+                "Target.attachToTarget",
+                "Target.setAutoAttach",
+            ] {
+                let browser_level = |c: &cdp_supervisor::OutgoingCommand| {
+                    c.method == method && c.session_id.is_none()
+                };
+                if let Some(i) = self.outstanding.iter().position(browser_level) {
+                    let cmd = self.outstanding.remove(i);
                     self.reply(cmd, ReplyKind::Realistic, true);
                 }
             }
@@ -957,9 +1146,12 @@ impl Driver {
     }
 
     fn disconnect(&mut self) {
-        self.tab.connected = false;
-        self.tab.outstanding.clear();
+        self.connected = false;
+        self.outstanding.clear();
         self.tab.forget_sessions();
+        for t in &mut self.others {
+            t.forget_sessions();
+        }
         self.log(|| "disconnected".into());
         self.sup.handle_disconnected(self.now);
         self.drain();
@@ -967,9 +1159,9 @@ impl Driver {
 
     fn reply(&mut self, cmd: cdp_supervisor::OutgoingCommand, kind: ReplyKind, with_session: bool) {
         let (before, reply) = match kind {
-            ReplyKind::Realistic => self.tab.realistic(&cmd),
+            ReplyKind::Realistic => self.realistic(&cmd),
             ReplyKind::Ok => {
-                let (_, reply) = self.tab.realistic(&cmd);
+                let (_, reply) = self.realistic(&cmd);
                 (Vec::new(), reply)
             }
             ReplyKind::NoDialog => (Vec::new(), Reply::Error(-32602, "No dialog is showing")),
@@ -1001,6 +1193,393 @@ impl Driver {
             ),
         };
         let _ = self.feed(&text);
+    }
+
+    // ---- the model's browser: its tabs ----------------------------------------------
+
+    /// Every model tab, the one in focus first.
+    fn all_tabs(&self) -> impl Iterator<Item = &Tab> {
+        std::iter::once(&self.tab).chain(self.others.iter())
+    }
+
+    fn tab_count(&self) -> usize {
+        1 + self.others.len()
+    }
+
+    /// The model tab at `pick` among every tab, in creation order.
+    fn pick_model_tab(&self, pick: Pick) -> Loc {
+        let mut order: Vec<(u32, Loc)> = std::iter::once((self.tab.index, Loc::Focus))
+            .chain(
+                self.others
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (t.index, Loc::Other(i))),
+            )
+            .collect();
+        order.sort_by_key(|(index, _)| *index);
+        order[pick as usize % order.len()].1
+    }
+
+    fn model_tab(&self, loc: Loc) -> &Tab {
+        match loc {
+            Loc::Focus => &self.tab,
+            Loc::Other(i) => &self.others[i],
+        }
+    }
+
+    fn locate_target(&self, target: &str) -> Option<Loc> {
+        if self.tab.target == target {
+            return Some(Loc::Focus);
+        }
+        self.others
+            .iter()
+            .position(|t| t.target == target)
+            .map(Loc::Other)
+    }
+
+    fn locate_session(&self, session: &str) -> Option<Loc> {
+        if self.tab.session(session).is_some() {
+            return Some(Loc::Focus);
+        }
+        self.others
+            .iter()
+            .position(|t| t.session(session).is_some())
+            .map(Loc::Other)
+    }
+
+    /// Runs `f` with the tab at `loc` in focus, then gives the focus back. `f` must not
+    /// add or remove tabs.
+    fn on_tab<R>(&mut self, loc: Loc, f: impl FnOnce(&mut Self) -> R) -> R {
+        match loc {
+            Loc::Focus => f(self),
+            Loc::Other(i) => {
+                std::mem::swap(&mut self.tab, &mut self.others[i]);
+                let r = f(self);
+                std::mem::swap(&mut self.tab, &mut self.others[i]);
+                r
+            }
+        }
+    }
+
+    /// Moves the model's focus to the tab at `loc`.
+    fn focus(&mut self, loc: Loc) {
+        if let Loc::Other(i) = loc {
+            std::mem::swap(&mut self.tab, &mut self.others[i]);
+        }
+    }
+
+    /// Forgets the tab at `loc` (the browser closed it): the focus passes to another.
+    /// The last tab stays.
+    fn remove_model_tab(&mut self, loc: Loc) {
+        if self.others.is_empty() {
+            return;
+        }
+        let gone = match loc {
+            Loc::Other(i) => self.others.remove(i),
+            Loc::Focus => {
+                // The focus passes to a tab the browser is attached to, if any.
+                let next = self
+                    .others
+                    .iter()
+                    .position(|t| t.page_session.is_some())
+                    .unwrap_or(0);
+                let next = self.others.remove(next);
+                std::mem::replace(&mut self.tab, next)
+            }
+        };
+        if self.gone_tabs.len() >= 8 {
+            self.gone_tabs.pop_front();
+        }
+        self.gone_tabs.push_back(gone.target);
+    }
+
+    /// The events of the tab at `loc` closing (see [`Op::TabClosed`]); the model forgets
+    /// it, unless it is the last (which only detaches).
+    fn close_model_tab(&mut self, loc: Loc, how: u8) -> Vec<Msg> {
+        let last = self.others.is_empty();
+        let how = if last { 2 } else { how % 4 };
+        let t = self.model_tab(loc);
+        let target = t.target.clone();
+        let session = t.page_session.clone();
+        let mut out = Vec::new();
+        if let (Some(s), true) = (&session, self.connected) {
+            if how == 3 {
+                out.push(Msg::Plain(event(
+                    Some(s),
+                    "Inspector.detached",
+                    r#"{"reason":"Render process gone."}"#,
+                )));
+            }
+            if how != 1 {
+                out.push(Msg::Plain(event(
+                    None,
+                    "Target.detachedFromTarget",
+                    &format!(r#"{{"sessionId":"{s}","targetId":"{target}"}}"#),
+                )));
+            }
+        }
+        if how != 2 && self.connected {
+            out.push(Msg::Plain(event(
+                None,
+                "Target.targetDestroyed",
+                &format!(r#"{{"targetId":"{target}"}}"#),
+            )));
+        }
+        let gone = self.on_tab(loc, |d| d.tab.forget_sessions());
+        self.drop_outstanding_on(&gone);
+        if how != 2 {
+            self.remove_model_tab(loc);
+        }
+        out
+    }
+
+    /// The other tabs in one renderer with the tab in focus: its opener or its popups,
+    /// when the popup can reach its opener and they are on the same site (fact 25b).
+    fn sharing_renderer(&self) -> Vec<Loc> {
+        let me = &self.tab;
+        self.others
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| {
+                let related = (o.access && o.opener.as_deref() == Some(&me.target))
+                    || (me.access && me.opener.as_deref() == Some(&o.target));
+                related && o.host == me.host
+            })
+            .map(|(i, _)| Loc::Other(i))
+            .collect()
+    }
+
+    /// Commands in flight on sessions that went with their tab: Chromium never answers
+    /// them (the supervisor must end them itself).
+    fn drop_outstanding_on(&mut self, sessions: &[String]) {
+        self.outstanding
+            .retain(|c| !c.session_id.as_ref().is_some_and(|s| sessions.contains(s)));
+    }
+
+    /// A new page in the browser (a popup of `opener`, or a tab opened by hand or by
+    /// `Target.createTarget`): attached at browser level (paused when `waiting`) once the
+    /// browser-level auto-attach is on, its first navigation after. Returns its target id, and the
+    /// events (the caller feeds them, checking the resume of the attach).
+    fn open_model_tab(
+        &mut self,
+        opener: Option<Loc>,
+        cross_site: bool,
+        access: bool,
+        waiting: bool,
+    ) -> (String, Vec<Msg>) {
+        let n = self.tabs_made;
+        self.tabs_made += 1;
+        let target = format!("POP{n}");
+        let opener_host = opener.map_or("a.test", |l| match self.model_tab(l).host.as_str() {
+            "b.test" => "b.test",
+            _ => "a.test",
+        });
+        let host = match (cross_site, opener_host) {
+            (false, h) => h,
+            (true, "a.test") => "b.test",
+            (true, _) => "a.test",
+        };
+        let mut tab = Tab::new(&target, n, host, "");
+        tab.opener = opener.map(|l| self.model_tab(l).target.clone());
+        tab.access = access && opener.is_some();
+        let mut out = Vec::new();
+        if self.connected && self.auto_attach_on {
+            let sid = format!("SQ{n}-{}", self.conn);
+            tab.adopt_page_session(&sid);
+            out.push(Msg::Attach {
+                text: event(
+                    None,
+                    "Target.attachedToTarget",
+                    &format!(
+                        r#"{{"sessionId":"{sid}","targetInfo":{},"waitingForDebugger":{waiting}}}"#,
+                        tab.target_info("")
+                    ),
+                ),
+                child: sid.clone(),
+                kind: Kind::Page,
+                waiting,
+            });
+            // Resumed, it loads its document (fact 24).
+            if let Some(f) = tab.frames.first_mut() {
+                f.url = format!("http://{host}/pop{n}");
+            }
+            out.extend(tab.navigated(&sid, &target).map(Msg::Plain));
+            out.push(Msg::Plain(target_info_changed(&tab)));
+        }
+        self.others.push(tab);
+        (target, out)
+    }
+
+    /// The realistic result of a command, with the events Chromium sends before it: the
+    /// browser's own commands here, a session's in the tab that holds it.
+    fn realistic(&mut self, cmd: &cdp_supervisor::OutgoingCommand) -> (Vec<Msg>, Reply) {
+        let params: Value = serde_json::from_str(&cmd.json)
+            .ok()
+            .and_then(|v: Value| v.get("params").cloned())
+            .unwrap_or(Value::Null);
+        let Some(session) = cmd.session_id.as_deref() else {
+            return self.browser_realistic(cmd, &params);
+        };
+        let Some(loc) = self.locate_session(session) else {
+            return (Vec::new(), Reply::SessionNotFound);
+        };
+        let page = self.model_tab(loc).page_session.as_deref() == Some(session);
+        if page && cmd.method == "Page.close" {
+            // Chromium closes the tab; the reply never comes on the session that went
+            // (trace `tabs-d-closing`: -32001 after `targetDestroyed`).
+            let msgs = self.close_model_tab(loc, 0);
+            return (msgs, Reply::SessionNotFound);
+        }
+        self.on_tab(loc, |d| d.tab.realistic(cmd))
+    }
+
+    /// The browser's commands (no `sessionId`).
+    fn browser_realistic(
+        &mut self,
+        cmd: &cdp_supervisor::OutgoingCommand,
+        params: &Value,
+    ) -> (Vec<Msg>, Reply) {
+        let param = |k: &str| params.get(k).and_then(Value::as_str).map(str::to_owned);
+        let mut before = Vec::new();
+        let reply = match cmd.method.as_str() {
+            "Target.getTargets" => {
+                let mut tabs: Vec<&Tab> = self.all_tabs().collect();
+                tabs.sort_by_key(|t| t.index);
+                let mut infos = vec![
+                    r#"{"targetId":"UI","type":"browser_ui","url":"chrome://omnibox"}"#.to_owned(),
+                    r#"{"targetId":"SW","type":"service_worker","url":"http://a.test/sw.js"}"#
+                        .to_owned(),
+                ];
+                infos.extend(tabs.iter().map(|t| {
+                    let mut info = t.target_info(&t.url());
+                    info = info.replace(r#","attached":true"#, r#","attached":false"#);
+                    info
+                }));
+                Reply::Result(format!(r#"{{"targetInfos":[{}]}}"#, infos.join(",")))
+            }
+            "Target.attachToTarget" => {
+                let target = param("targetId").unwrap_or_default();
+                match self.locate_target(&target) {
+                    None => Reply::Error(-32602, "No target with given id found"),
+                    Some(loc) => {
+                        let conn = self.conn;
+                        let (msg, sid) = self.on_tab(loc, |d| {
+                            let t = &mut d.tab;
+                            // The first tab's session keeps the one-tab model's name.
+                            let sid = if t.page_session.is_none() {
+                                let sid = format!("SP{}-{conn}", t.suffix);
+                                t.adopt_page_session(&sid);
+                                sid
+                            } else {
+                                // Attached already (the auto-attach came first): one
+                                // more session, which the supervisor lets go.
+                                t.fresh("SX")
+                            };
+                            let text = event(
+                                None,
+                                "Target.attachedToTarget",
+                                &format!(
+                                    r#"{{"sessionId":"{sid}","targetInfo":{},"waitingForDebugger":false}}"#,
+                                    t.target_info("")
+                                ),
+                            );
+                            (text, sid)
+                        });
+                        // With flatten, Chromium also announces the session at browser level.
+                        before.push(Msg::Attach {
+                            text: msg,
+                            child: sid.clone(),
+                            kind: Kind::Page,
+                            waiting: false,
+                        });
+                        Reply::Result(format!(r#"{{"sessionId":"{sid}"}}"#))
+                    }
+                }
+            }
+            "Target.setAutoAttach" => {
+                // Fact 23: every page attaches at once, not paused (the one we attached
+                // once more), and `browser_ui` targets too; pages opened later attach
+                // paused.
+                self.auto_attach_on = true;
+                let mut order: Vec<(u32, Loc)> = std::iter::once((self.tab.index, Loc::Focus))
+                    .chain(
+                        self.others
+                            .iter()
+                            .enumerate()
+                            .map(|(i, t)| (t.index, Loc::Other(i))),
+                    )
+                    .collect();
+                order.sort_by_key(|(i, _)| *i);
+                for (_, loc) in order {
+                    let text = self.on_tab(loc, |d| {
+                        let t = &mut d.tab;
+                        let sid = t.fresh("SA");
+                        if t.page_session.is_none() {
+                            t.adopt_page_session(&sid);
+                        }
+                        event(
+                            None,
+                            "Target.attachedToTarget",
+                            &format!(
+                                r#"{{"sessionId":"{sid}","targetInfo":{},"waitingForDebugger":false}}"#,
+                                t.target_info(&t.url())
+                            ),
+                        )
+                    });
+                    before.push(Msg::Plain(text));
+                }
+                let ui = format!("S-UI-{}", self.conn);
+                before.push(Msg::Plain(event(
+                    None,
+                    "Target.attachedToTarget",
+                    &format!(
+                        r#"{{"sessionId":"{ui}","targetInfo":{{"targetId":"UI","type":"browser_ui","url":"chrome://omnibox"}},"waitingForDebugger":false}}"#
+                    ),
+                )));
+                Reply::Result("{}".into())
+            }
+            "Target.detachFromTarget" => {
+                let child = param("sessionId").unwrap_or_default();
+                match self.locate_session(&child) {
+                    None => Reply::Error(-32602, "No session with given id"),
+                    Some(loc) if self.model_tab(loc).page_session.as_deref() == Some(&child) => {
+                        let target = self.model_tab(loc).target.clone();
+                        let gone = self.on_tab(loc, |d| d.tab.forget_sessions());
+                        self.drop_outstanding_on(&gone);
+                        before.push(Msg::Plain(event(
+                            None,
+                            "Target.detachedFromTarget",
+                            &format!(r#"{{"sessionId":"{child}","targetId":"{target}"}}"#),
+                        )));
+                        Reply::Result("{}".into())
+                    }
+                    Some(loc) => return self.on_tab(loc, |d| d.tab.realistic(cmd)),
+                }
+            }
+            "Target.createTarget" => {
+                if self.tab_count() >= MODEL_MAX_TABS {
+                    Reply::Error(-32000, "Failed to open a new tab")
+                } else {
+                    // Fact 24: a created tab attaches paused, without opener, before the
+                    // reply.
+                    let (target, msgs) = self.open_model_tab(None, false, false, true);
+                    before = msgs;
+                    Reply::Result(format!(r#"{{"targetId":"{target}"}}"#))
+                }
+            }
+            "Target.closeTarget" => {
+                let target = param("targetId").unwrap_or_default();
+                match self.locate_target(&target) {
+                    None => Reply::Error(-32602, "No target with given id found"),
+                    Some(loc) => {
+                        before = self.close_model_tab(loc, 0);
+                        Reply::Result(r#"{"success":true}"#.into())
+                    }
+                }
+            }
+            _ => Reply::Result("{}".into()),
+        };
+        (before, reply)
     }
 
     /// Applies one operation.
@@ -1115,7 +1694,8 @@ impl Driver {
                     None => (self.tab.page_session.clone(), "T-unknown".into()),
                 };
                 if Some(&sid) == self.tab.page_session.as_ref() {
-                    self.tab.forget_sessions();
+                    let gone = self.tab.forget_sessions();
+                    self.drop_outstanding_on(&gone);
                 } else {
                     let gone = self.tab.session_and_below(&sid);
                     self.tab.remove_sessions(&gone);
@@ -1129,8 +1709,20 @@ impl Driver {
             }
             Op::Crashed { session } => {
                 let sid = self.tab.pick_session(session, &[Kind::Page, Kind::Iframe]);
-                self.crashed.insert(sid.clone());
-                let _ = self.feed(&event(Some(&sid), "Inspector.targetCrashed", "{}"));
+                // A page's renderer takes down the tabs that share it (fact 25b; trace
+                // `tabs-e-crash`: a same-site popup's crash crashed its opener too).
+                let mut crashed = vec![sid];
+                if crashed[0].as_str() == self.tab.page_session.as_deref().unwrap_or("") {
+                    crashed.extend(
+                        self.sharing_renderer()
+                            .into_iter()
+                            .filter_map(|loc| self.model_tab(loc).page_session.clone()),
+                    );
+                }
+                for sid in crashed {
+                    self.crashed.insert(sid.clone());
+                    let _ = self.feed(&event(Some(&sid), "Inspector.targetCrashed", "{}"));
+                }
             }
             Op::Console {
                 session,
@@ -1200,16 +1792,28 @@ impl Driver {
                 kind,
                 with_session,
             } => {
-                if !self.tab.outstanding.is_empty() {
-                    let i = command as usize % self.tab.outstanding.len();
-                    let cmd = self.tab.outstanding.remove(i);
+                if !self.outstanding.is_empty() {
+                    // "No dialog is showing" is a dialog answer's reply (facts 10, 15): it
+                    // goes to one when any is outstanding. One pick in sixteen: the newest
+                    // (several tabs' set-up keeps many commands outstanding).
+                    let answers: Vec<usize> = (0..self.outstanding.len())
+                        .filter(|&i| self.outstanding[i].method == "Page.handleJavaScriptDialog")
+                        .collect();
+                    let i = if kind == ReplyKind::NoDialog && !answers.is_empty() {
+                        answers[command as usize % answers.len()]
+                    } else if command >= 240 {
+                        self.outstanding.len() - 1
+                    } else {
+                        command as usize % self.outstanding.len()
+                    };
+                    let cmd = self.outstanding.remove(i);
                     self.reply(cmd, kind, with_session);
                 }
             }
             Op::Forget { command } => {
-                if !self.tab.outstanding.is_empty() {
-                    let i = command as usize % self.tab.outstanding.len();
-                    self.tab.outstanding.remove(i);
+                if !self.outstanding.is_empty() {
+                    let i = command as usize % self.outstanding.len();
+                    self.outstanding.remove(i);
                 }
             }
             Op::Advance { step } => {
@@ -1217,12 +1821,12 @@ impl Driver {
                 self.advance_to(target);
             }
             Op::Disconnect => {
-                if self.tab.connected {
+                if self.connected {
                     self.disconnect();
                 }
             }
             Op::Reconnect { auto_attach } => {
-                if self.tab.connected {
+                if self.connected {
                     self.disconnect();
                 }
                 self.connect(auto_attach);
@@ -1232,6 +1836,7 @@ impl Driver {
                 by_id,
                 accept,
                 text,
+                tab,
             } => {
                 let pending: Vec<String> = self
                     .sup
@@ -1253,15 +1858,36 @@ impl Driver {
                     DialogAction::Dismiss
                 };
                 let prompt = text.then_some("typed \"text\"");
-                let result = self.sup.respond_dialog(
+                // Most answers that name a tab name the dialog's; one in four another
+                // (listed, closed or unknown).
+                let tab_id = match (tab % 8, &id, pending.first()) {
+                    (3 | 5 | 7, Some(d), _) | (3 | 5 | 7, None, Some(d)) if tab < UNKNOWN_FROM => {
+                        self.dialog_tab.get(d).cloned()
+                    }
+                    _ => self.pick_tab_id(tab),
+                };
+                let result = self.sup.respond_dialog_in(
                     self.now,
+                    tab_id.as_deref(),
                     cdp_supervisor::Answer::new(action, prompt),
                     id.as_deref(),
                 );
-                self.log(|| format!("respond_dialog {id:?} -> {result:?}"));
-                if let Ok(id) = result {
-                    self.answers.insert(id.0, 0);
-                    self.answer_accepts.insert(id.0, accept);
+                self.log(|| format!("respond_dialog {tab_id:?} {id:?} -> {result:?}"));
+                if let Ok(answer) = result {
+                    self.answers.insert(answer.0, 0);
+                    self.answer_accepts.insert(answer.0, accept);
+                    // The tab of the dialog it answers.
+                    let of = match &id {
+                        Some(d) => self.dialog_tab.get(d).cloned(),
+                        None => tab_id.clone().or_else(|| {
+                            pending
+                                .first()
+                                .and_then(|d| self.dialog_tab.get(d).cloned())
+                        }),
+                    };
+                    if let Some(t) = of {
+                        self.command_tab.insert(answer.0, t);
+                    }
                 }
                 self.drain();
             }
@@ -1270,13 +1896,15 @@ impl Driver {
                 top,
                 method,
                 timeout,
-            } => self.command(frame, top, method, timeout),
+                tab,
+            } => self.command(frame, top, method, timeout, tab),
             Op::Evaluate {
                 frame,
                 top,
                 element,
                 timeout,
-            } => self.evaluate(frame, top, element, timeout),
+                tab,
+            } => self.evaluate(frame, top, element, timeout, tab),
             Op::SetPolicy { policy } => {
                 let policy = [
                     DialogPolicy::MustRespond,
@@ -1301,17 +1929,160 @@ impl Driver {
                 }
                 self.drain();
             }
-            Op::Recover => {
-                let result = self.sup.recover(self.now);
-                self.log(|| format!("recover -> {result:?}"));
+            Op::Recover { tab } => {
+                let tab_id = self.pick_tab_id(tab);
+                let of = self.tab_of_call(tab_id.as_deref());
+                let result = self.sup.recover_in(self.now, tab_id.as_deref());
+                self.log(|| format!("recover {tab_id:?} -> {result:?}"));
                 if let Ok(id) = result {
                     self.commands.insert(id.0, (0, false));
+                    if let Some(t) = of {
+                        self.command_tab.insert(id.0, t);
+                    }
                 }
                 self.drain();
             }
             Op::Junk { kind, pick } => self.junk(kind, pick),
             Op::RequestPaused { frame, url, kind } => self.pause_request(frame, url, kind),
+            Op::PopupOpened {
+                opener,
+                cross_site,
+                access,
+                waiting,
+            } => {
+                if self.tab_count() >= MODEL_MAX_TABS {
+                    return;
+                }
+                let opener = (opener % 8 != 7).then(|| self.pick_model_tab(opener));
+                let (target, msgs) = self.open_model_tab(opener, cross_site, access, waiting);
+                if let Some(loc) = self.locate_target(&target) {
+                    self.focus(loc);
+                }
+                self.feed_all(msgs);
+            }
+            Op::TabClosed { tab, how } => {
+                // Half the time the tab in focus (most often a popup that just opened).
+                let loc = if tab % 2 == 0 {
+                    Loc::Focus
+                } else {
+                    self.pick_model_tab(tab / 2)
+                };
+                let msgs = self.close_model_tab(loc, how);
+                self.feed_all(msgs);
+            }
+            Op::TabNavigated { tab, cross_site } => {
+                let loc = self.pick_model_tab(tab);
+                let msgs = self.on_tab(loc, |d| {
+                    if cross_site {
+                        d.tab.host = if d.tab.host == "a.test" {
+                            "b.test".into()
+                        } else {
+                            "a.test".into()
+                        };
+                    }
+                    let top = d.tab.target.clone();
+                    let mut msgs = d.tab.navigate(&top);
+                    if d.tab.page_session.is_some() {
+                        msgs.push(Msg::Plain(target_info_changed(&d.tab)));
+                    }
+                    msgs
+                });
+                if self.connected {
+                    self.feed_all(msgs);
+                }
+            }
+            Op::Focus { tab } => {
+                // Among the tabs the browser has a session on, when there are any: ops on
+                // a tab nobody is attached to only reach the supervisor as unknown ids.
+                let mut attached: Vec<(u32, Loc)> = std::iter::once((&self.tab, Loc::Focus))
+                    .chain(
+                        self.others
+                            .iter()
+                            .enumerate()
+                            .map(|(i, t)| (t, Loc::Other(i))),
+                    )
+                    .filter(|(t, _)| t.page_session.is_some())
+                    .map(|(t, loc)| (t.index, loc))
+                    .collect();
+                attached.sort_by_key(|(index, _)| *index);
+                let loc = if attached.is_empty() {
+                    self.pick_model_tab(tab)
+                } else {
+                    attached[tab as usize % attached.len()].1
+                };
+                self.focus(loc);
+            }
+            Op::SelectTab { tab } => {
+                let tab_id = self.pick_tab_id(tab | 1);
+                let Some(tab_id) = tab_id else { return };
+                let result = self.sup.select_tab(self.now, &tab_id);
+                self.log(|| format!("select_tab {tab_id} -> {result:?}"));
+                if let (Ok(()), Some(loc)) = (&result, self.locate_target(&tab_id)) {
+                    self.focus(loc);
+                }
+                self.drain();
+            }
+            Op::NewTab { url } => {
+                let url = ["about:blank", "http://a.test/new", "http://c.test/"][url as usize % 3];
+                let result = self.sup.new_tab(self.now, url);
+                self.log(|| format!("new_tab {url} -> {result:?}"));
+                if let Ok(id) = result {
+                    self.commands.insert(id.0, (0, true));
+                }
+                self.drain();
+            }
+            Op::CloseTab { tab, force } => {
+                let tab_id = self.pick_tab_id(tab);
+                let of = self.tab_of_call(tab_id.as_deref());
+                let result = self.sup.close_tab(self.now, tab_id.as_deref(), force);
+                self.log(|| format!("close_tab {tab_id:?} {force} -> {result:?}"));
+                if let Ok(id) = result {
+                    self.commands.insert(id.0, (0, true));
+                }
+                self.drain();
+                if let Ok(id) = result {
+                    // `Page.close` is the tab's; `Target.closeTarget` the browser's.
+                    let on_session = self
+                        .last_sent_method(id.0)
+                        .is_some_and(|m| m == "Page.close");
+                    if let (Some(t), true) = (of, on_session) {
+                        self.command_tab.insert(id.0, t);
+                    }
+                }
+            }
         }
+    }
+
+    /// A tab for a call: `None` (the current tab) for even picks, else a listed tab, or
+    /// (picks at or above [`UNKNOWN_FROM`]) a closed or unknown one.
+    fn pick_tab_id(&self, pick: Pick) -> Option<String> {
+        if pick % 2 == 0 && pick < UNKNOWN_FROM {
+            return None;
+        }
+        let tabs = self.sup.tabs();
+        if pick >= UNKNOWN_FROM || tabs.is_empty() {
+            return Some(match self.gone_tabs.get(pick as usize % 8) {
+                Some(stale) if pick % 2 == 0 => stale.clone(),
+                _ => "T-unknown".to_owned(),
+            });
+        }
+        Some(tabs[(pick / 2) as usize % tabs.len()].tab_id.clone())
+    }
+
+    /// The tab a call naming `tab_id` goes to (the current one when it names none).
+    fn tab_of_call(&self, tab_id: Option<&str>) -> Option<String> {
+        match tab_id {
+            Some(t) => Some(t.to_owned()),
+            None => self.sup.current_tab().map(str::to_owned),
+        }
+    }
+
+    /// The method of a command the supervisor transmitted (still outstanding).
+    fn last_sent_method(&self, id: u64) -> Option<&str> {
+        self.outstanding
+            .iter()
+            .find(|c| c.id == id)
+            .map(|c| c.method.as_str())
     }
 
     /// Attaches a new frame; returns its id when its parent is known.
@@ -1491,15 +2262,27 @@ impl Driver {
         self.tab.showing.push(frame);
     }
 
-    fn command(&mut self, frame: Pick, top: bool, method: u8, timeout: u8) {
-        let frame_id = if top {
-            None
-        } else if frame < UNKNOWN_FROM && !self.known_frames.is_empty() {
-            let ids: Vec<&String> = self.known_frames.keys().collect();
-            Some(ids[frame as usize % ids.len()].clone())
-        } else {
-            Some(self.tab.pick_frame(frame))
-        };
+    /// A frame of the tab a call goes to: one the diffs made known (`known`), else one
+    /// the model has (picks at or above [`UNKNOWN_FROM`]: an unknown or stale one).
+    fn frame_for_call(&self, tab: Option<&str>, pick: Pick, known: bool) -> String {
+        if known && pick < UNKNOWN_FROM {
+            if let Some(k) = tab.and_then(|t| self.known.get(t)) {
+                if !k.frames.is_empty() {
+                    let ids: Vec<&String> = k.frames.keys().collect();
+                    return ids[pick as usize % ids.len()].clone();
+                }
+            }
+        }
+        let model = tab
+            .and_then(|t| self.locate_target(t))
+            .unwrap_or(Loc::Focus);
+        self.model_tab(model).pick_frame(pick)
+    }
+
+    fn command(&mut self, frame: Pick, top: bool, method: u8, timeout: u8, tab: Pick) {
+        let tab_id = self.pick_tab_id(tab);
+        let of = self.tab_of_call(tab_id.as_deref());
+        let frame_id = (!top).then(|| self.frame_for_call(of.as_deref(), frame, true));
         let (method, params) = [
             ("Runtime.evaluate", Some(r#"{"expression":"1+1"}"#)),
             ("DOM.getDocument", None),
@@ -1512,30 +2295,46 @@ impl Driver {
         let params: Option<Box<RawValue>> =
             params.and_then(|p| RawValue::from_string(p.to_owned()).ok());
         let timeout = Duration::from_secs([1, 5, 30][timeout as usize % 3]);
-        let result = self.sup.command(
+        let result = self.sup.command_in(
             self.now,
+            tab_id.as_deref(),
             frame_id.as_deref(),
             method,
             params.as_deref(),
             timeout,
         );
-        self.log(|| format!("command {frame_id:?} {method} -> {result:?}"));
+        self.log(|| format!("command {tab_id:?} {frame_id:?} {method} -> {result:?}"));
         if let Err(CommandError::TooManyInFlight { limit }) = &result {
             assert_eq!(*limit, self.sup.config().max_commands_in_flight);
         }
         if let Ok(id) = result {
             self.commands.insert(id.0, (0, true));
+            if let Some(t) = of.clone() {
+                self.command_tab.insert(id.0, t);
+            }
         }
         self.drain();
+        // SPEC §16: a command goes to a session of the tab it names (the current one
+        // when it names none), never another tab's.
+        if let (Ok(id), Some(tab), true) = (&result, &of, self.checks.tabs) {
+            let session = self.sent_session.get(&id.0).cloned().flatten();
+            let owner = session.as_ref().and_then(|s| self.session_tab.get(s));
+            assert!(
+                owner.is_none_or(|o| o == tab),
+                "§16: command {id} into tab {tab} sent on {session:?}, a session of tab {owner:?}"
+            );
+            if self.checks.log && owner.is_some() && self.sup.current_tab() != Some(tab) {
+                self.log
+                    .push("# a command into another tab than the current".into());
+            }
+        }
     }
 
-    fn evaluate(&mut self, frame: Pick, top: bool, element: u8, timeout: u8) {
+    fn evaluate(&mut self, frame: Pick, top: bool, element: u8, timeout: u8, tab: Pick) {
         use cdp_supervisor::evaluate::{Element, Evaluation};
-        let frame_id = if top {
-            None
-        } else {
-            Some(self.tab.pick_frame(frame))
-        };
+        let tab_id = self.pick_tab_id(tab);
+        let of = self.tab_of_call(tab_id.as_deref());
+        let frame_id = (!top).then(|| self.frame_for_call(of.as_deref(), frame, false));
         let mut e =
             Evaluation::new(["1+1", "while(true){}", "new Promise(()=>{})"][timeout as usize % 3]);
         e.frame_id = frame_id;
@@ -1545,11 +2344,14 @@ impl Driver {
             _ => Some(Element::Ref(format!("e{element}"))),
         };
         e.timeout = Duration::from_millis([0, 500, 30_000][timeout as usize % 3]);
-        let result = self.sup.evaluate(self.now, &e);
-        self.log(|| format!("evaluate {e:?} -> {result:?}"));
+        let result = self.sup.evaluate_in(self.now, tab_id.as_deref(), &e);
+        self.log(|| format!("evaluate {tab_id:?} {e:?} -> {result:?}"));
         if let Ok(id) = result {
             self.commands.insert(id.0, (0, false));
             self.evaluates.insert(id.0);
+            if let Some(t) = of {
+                self.command_tab.insert(id.0, t);
+            }
         }
         self.drain();
     }
@@ -1585,7 +2387,7 @@ impl Driver {
         // Registered before feeding: the answer may go out at once (a continue, a refusal,
         // an auto policy).
         let key = (session.clone(), request);
-        let conn = self.tab.conn;
+        let conn = self.conn;
         self.paused.insert(
             key.clone(),
             Paused {
@@ -1616,7 +2418,10 @@ impl Driver {
             2 => event(
                 Some("S-ghost"),
                 "Page.frameAttached",
-                &format!(r#"{{"frameId":"{fresh}","parentFrameId":"{TOP}"}}"#),
+                &format!(
+                    r#"{{"frameId":"{fresh}","parentFrameId":"{}"}}"#,
+                    self.tab.target
+                ),
             ),
             3 => {
                 // A child announced on a session nobody knows: still must be resumed.
@@ -1691,7 +2496,7 @@ impl Driver {
             ),
             14 => format!(
                 r#"{{"id":{},"result":{{}},"error":{{"code":1}}}}"#,
-                self.tab.outstanding.first().map_or(0, |c| c.id)
+                self.outstanding.first().map_or(0, |c| c.id)
             ),
             15 => event(
                 Some(&ps),
@@ -1702,7 +2507,8 @@ impl Driver {
                 Some(&ps),
                 "Page.frameNavigated",
                 &format!(
-                    r#"{{"frame":{{"id":"{TOP}","parentId":"{f}","url":"http://a.test/","securityOrigin":"http://a.test"}}}}"#
+                    r#"{{"frame":{{"id":"{}","parentId":"{f}","url":"http://a.test/","securityOrigin":"http://a.test"}}}}"#,
+                    self.tab.target
                 ),
             ),
             _ => {
@@ -1744,9 +2550,9 @@ impl Driver {
         if self.checks.fetch {
             for ((session, request), p) in &self.paused {
                 // Gone with its session, renderer or connection: nothing left to answer.
-                let alive = p.conn == self.tab.conn
-                    && self.tab.connected
-                    && self.tab.session(session).is_some()
+                let alive = p.conn == self.conn
+                    && self.connected
+                    && self.locate_session(session).is_some()
                     && !self.crashed.contains(session)
                     && self.supervisor_tracks(session);
                 assert!(
@@ -1763,8 +2569,8 @@ impl Driver {
         while let Some(cmd) = self.sup.poll_transmit() {
             self.log(|| format!("> {}", cmd.json));
             self.on_transmit(&cmd);
-            if self.tab.connected {
-                self.tab.outstanding.push(cmd);
+            if self.connected {
+                self.outstanding.push(cmd);
             }
         }
         while let Some(ev) = self.sup.poll_event() {
@@ -1774,18 +2580,59 @@ impl Driver {
             });
             self.on_event(&ev);
         }
+        self.check_closed_tabs();
         if !self.bursting {
             self.check_state();
         }
     }
 
-    fn on_transmit(&mut self, cmd: &cdp_supervisor::OutgoingCommand) {
-        if self.checks.answers_on_page_session && cmd.method == "Page.handleJavaScriptDialog" {
+    /// SPEC §16: a closed tab's commands in flight end at once (Chromium never answers
+    /// them), each in one outcome.
+    fn check_closed_tabs(&mut self) {
+        let ended = std::mem::take(&mut self.ended_now);
+        if self.closed_now.is_empty() {
+            return;
+        }
+        let closed = std::mem::take(&mut self.closed_now);
+        if self.checks.log
+            && ended
+                .iter()
+                .any(|id| self.command_tab.get(id).is_some_and(|t| closed.contains(t)))
+        {
+            self.log.push("# a closed tab's calls ended with it".into());
+        }
+        if !self.checks.outcomes {
+            return;
+        }
+        for (id, tab) in &self.command_tab {
+            if !closed.contains(tab) {
+                continue;
+            }
+            let ended = match self.commands.get(id) {
+                Some((n, _)) => *n,
+                None => self.answers.get(id).copied().unwrap_or(1),
+            };
             assert!(
-                cmd.session_id.is_some() && cmd.session_id == self.tab.page_session,
-                "fact 6: Page.handleJavaScriptDialog sent on {:?}, the page session is {:?}",
+                ended == 1,
+                "SPEC §16: tab {tab} closed with command {id} still in flight ({ended} outcomes)"
+            );
+        }
+    }
+
+    fn on_transmit(&mut self, cmd: &cdp_supervisor::OutgoingCommand) {
+        if self.checks.tabs {
+            self.sent_session.insert(cmd.id, cmd.session_id.clone());
+        }
+        if self.checks.answers_on_page_session && cmd.method == "Page.handleJavaScriptDialog" {
+            let on_page = cmd
+                .session_id
+                .as_ref()
+                .is_some_and(|s| self.page_sessions.contains(s));
+            assert!(
+                on_page,
+                "fact 6: Page.handleJavaScriptDialog sent on {:?}, not a page session (the tabs': {:?})",
                 cmd.session_id,
-                self.tab.page_session
+                self.page_sessions
             );
         }
         if matches!(
@@ -1853,14 +2700,15 @@ impl Driver {
         self.fetch_answers.insert(cmd.id, key);
     }
 
-    /// Whether the supervisor still follows `session` (the page's, or an OOPIF's that the
-    /// diffs show).
+    /// Whether the supervisor still follows `session` (a tab's page session, or an
+    /// OOPIF's, as the diffs show).
     fn supervisor_tracks(&self, session: &str) -> bool {
-        self.sup.page_session_id() == Some(session)
-            || self
-                .known_frames
-                .values()
-                .any(|(_, f)| f.session_id.as_deref() == Some(session))
+        self.known.values().any(|k| {
+            k.page_session.as_deref() == Some(session)
+                || k.frames
+                    .values()
+                    .any(|(_, f)| f.session_id.as_deref() == Some(session))
+        })
     }
 
     fn check_resumed(&mut self, child: &str, kind: Kind, parent_known: bool) {
@@ -1884,11 +2732,18 @@ impl Driver {
                 );
             }
         }
-        if kind == Kind::Iframe && parent_known && !self.cap_warning {
+        // Fact 24: a paused page (a popup) is set up like an iframe before its resume,
+        // unless it is let go (over the tab bound).
+        let set_up = match kind {
+            Kind::Iframe => parent_known && !self.cap_warning,
+            Kind::Page => !self.tab_cap_warning,
+            _ => false,
+        };
+        if set_up {
             for m in IFRAME_SETUP {
                 assert!(
                     sent[..resume_at].iter().any(|s| s == m),
-                    "fact 2: iframe {child} resumed without {m} first: {sent:?}"
+                    "fact 2: {kind:?} {child} resumed without {m} first: {sent:?}"
                 );
             }
         }
@@ -1899,13 +2754,19 @@ impl Driver {
     fn on_event(&mut self, ev: &Event) {
         match ev {
             Event::Diff(diff) => self.on_diff(diff),
-            Event::CommandBlocked { id, .. } => {
+            Event::CommandBlocked { id, dialog_id } => {
                 if self.checks.outcomes {
                     let state = self.commands.get(&id.0);
                     assert!(
                         state.is_some_and(|(n, _)| *n == 0),
                         "§6.4: CommandBlocked for {id}, which is unknown or already ended ({state:?})"
                     );
+                }
+                if self.checks.log {
+                    let of_dialog = self.dialog_tab.get(dialog_id);
+                    if of_dialog.is_some() && of_dialog != self.command_tab.get(&id.0) {
+                        self.log.push("# blocked by another tab's dialog".into());
+                    }
                 }
             }
             Event::CommandFinished { id, .. } | Event::Evaluated { id, .. } => {
@@ -1919,6 +2780,7 @@ impl Driver {
                 if let Some((n, _)) = self.commands.get_mut(&id.0) {
                     *n += 1;
                 }
+                self.ended_now.push(id.0);
             }
             Event::DialogAnswered { id, outcome } => {
                 if self.checks.outcomes {
@@ -1945,13 +2807,23 @@ impl Driver {
                 if let Some(n) = self.answers.get_mut(&id.0) {
                     *n += 1;
                 }
+                self.ended_now.push(id.0);
             }
-            Event::Warning(w) => {
-                if matches!(w, cdp_supervisor::Warning::SessionCapReached { .. }) {
-                    self.cap_warning = true;
-                }
-            }
+            Event::Warning(w) => match w {
+                cdp_supervisor::Warning::SessionCapReached { .. } => self.cap_warning = true,
+                cdp_supervisor::Warning::TabCapReached { .. } => self.tab_cap_warning = true,
+                _ => {}
+            },
             _ => {}
+        }
+    }
+
+    /// The tab a diff is about: the one it names, else the current one (as the mirror
+    /// folds it).
+    fn diff_tab(&self, tab_id: &Option<std::sync::Arc<str>>) -> String {
+        match tab_id {
+            Some(t) => t.to_string(),
+            None => self.current.clone().unwrap_or_default(),
         }
     }
 
@@ -1959,32 +2831,44 @@ impl Driver {
         self.mirror.apply(diff);
         let strict = self.checks.mirror;
         match diff {
-            Diff::FrameAdded { frame, .. } => {
+            Diff::FrameAdded { tab_id, frame } => {
+                let tab = self.diff_tab(tab_id);
+                self.frame_seq += 1;
+                let seq = self.frame_seq;
+                let known = self.known.entry(tab).or_default();
                 assert!(
-                    !strict || !self.known_frames.contains_key(&frame.frame_id),
+                    !strict || !known.frames.contains_key(&frame.frame_id),
                     "frame_added for known frame {}",
                     frame.frame_id
                 );
-                self.frame_seq += 1;
-                self.known_frames
-                    .insert(frame.frame_id.clone(), (self.frame_seq, frame.clone()));
+                known
+                    .frames
+                    .insert(frame.frame_id.clone(), (seq, frame.clone()));
             }
-            Diff::FrameUpdated { frame, .. } => {
-                let known = self.known_frames.get_mut(&frame.frame_id);
+            Diff::FrameUpdated { tab_id, frame } => {
+                let tab = self.diff_tab(tab_id);
+                let known = self
+                    .known
+                    .get_mut(&tab)
+                    .and_then(|k| k.frames.get_mut(&frame.frame_id));
                 assert!(
                     !strict || known.is_some(),
-                    "frame_updated for unknown frame {}",
+                    "frame_updated for unknown frame {} of tab {tab}",
                     frame.frame_id
                 );
                 if let Some(k) = known {
                     k.1 = frame.clone();
                 }
             }
-            Diff::FrameRemoved { frame_id, .. } => {
-                let known = self.known_frames.remove(frame_id);
+            Diff::FrameRemoved { tab_id, frame_id } => {
+                let tab = self.diff_tab(tab_id);
+                let known = self
+                    .known
+                    .get_mut(&tab)
+                    .and_then(|k| k.frames.remove(frame_id));
                 assert!(
                     !strict || known.is_some(),
-                    "frame_removed for unknown frame {frame_id}"
+                    "frame_removed for unknown frame {frame_id} of tab {tab}"
                 );
             }
             Diff::DialogOpened { dialog } => {
@@ -1994,6 +2878,9 @@ impl Driver {
                     dialog.id
                 );
                 self.dialogs_pending.insert(dialog.id.clone());
+                if let Some(t) = &dialog.tab_id {
+                    self.dialog_tab.insert(dialog.id.clone(), t.to_string());
+                }
             }
             Diff::DialogClosed { dialog } => {
                 let was = self.dialogs_pending.remove(&dialog.id);
@@ -2004,53 +2891,72 @@ impl Driver {
                 );
             }
             Diff::ConsoleError { .. } => {}
-            Diff::Page { page, .. } => {
-                self.page_target = page.as_ref().map(|p| p.target_id.clone())
+            Diff::Page { tab_id, page } => {
+                let tab = self.diff_tab(tab_id);
+                let known = self.known.entry(tab).or_default();
+                known.page_target = page.as_ref().map(|p| p.target_id.clone());
+                known.page_session = page.as_ref().and_then(|p| p.session_id.clone());
             }
+            Diff::TabOpened { tab } => {
+                if self.checks.log && tab.opener_tab_id.is_some() {
+                    self.log.push("# a tab with its opener".into());
+                }
+            }
+            Diff::TabUpdated { .. } => {}
+            Diff::TabClosed { tab_id } => {
+                self.known.remove(tab_id);
+                self.closed_now.push(tab_id.clone());
+            }
+            Diff::CurrentTab { tab_id } => self.current = tab_id.clone(),
             _ => {}
         }
     }
 
     fn check_state(&mut self) {
         let c = self.checks;
-        if !(c.bounds || c.dialogs_disjoint || c.frame_tree || c.mirror || c.outcomes) {
+        if c.outcomes {
+            self.check_in_flight();
+        }
+        // The snapshot is most of a run's time: built only for the checks that read it.
+        if !(c.bounds || c.dialogs_disjoint || c.frame_tree || c.mirror || c.tabs) {
             return;
         }
         let snapshot = self.sup.snapshot();
         if c.bounds {
             let t = self.sup.table_sizes();
             let cfg = self.sup.config();
-            assert!(t.frames <= cfg.max_frames, "frames {t:?}");
-            assert!(t.sessions <= cfg.max_sessions, "sessions {t:?}");
-            assert!(t.pending_dialogs <= MAX_PENDING_DIALOGS, "pending {t:?}");
+            // Frames, sessions, pending dialogs and console errors are bounded per tab.
+            let tabs = snapshot.tabs.len().max(1);
+            assert!(tabs <= cfg.max_tabs, "{tabs} tabs");
+            assert!(t.frames <= cfg.max_frames * tabs, "frames {t:?}");
+            assert!(t.sessions <= cfg.max_sessions * tabs, "sessions {t:?}");
+            for (tab, k) in &self.known {
+                assert!(
+                    k.frames.len() <= cfg.max_frames,
+                    "{} frames in tab {tab}",
+                    k.frames.len()
+                );
+            }
+            assert!(
+                t.pending_dialogs <= MAX_PENDING_DIALOGS * tabs,
+                "pending {t:?}"
+            );
+            let mut per_tab: BTreeMap<Option<&str>, usize> = BTreeMap::new();
+            for d in &snapshot.pending_dialogs {
+                *per_tab.entry(d.tab_id.as_deref()).or_default() += 1;
+            }
+            assert!(
+                per_tab.values().all(|n| *n <= MAX_PENDING_DIALOGS),
+                "pending per tab {per_tab:?}"
+            );
             assert!(t.recent_dialogs <= 20, "recent {t:?}");
-            assert!(t.console_errors <= 50, "console {t:?}");
+            assert!(t.console_errors <= 50 * tabs, "console {t:?}");
             assert_eq!(
                 (t.queued_transmits, t.queued_events),
                 (0, 0),
                 "drained fully"
             );
             assert_eq!(t.pending_dialogs, snapshot.pending_dialogs.len());
-        }
-        if c.outcomes {
-            let open = self
-                .commands
-                .values()
-                .filter(|(n, capped)| *n == 0 && *capped)
-                .count();
-            assert!(
-                open <= self.sup.config().max_commands_in_flight,
-                "{open} capped commands in flight"
-            );
-            let running = self
-                .evaluates
-                .iter()
-                .filter(|id| self.commands.get(id).is_some_and(|(n, _)| *n == 0))
-                .count();
-            assert!(
-                running <= self.sup.config().max_commands_in_flight,
-                "{running} evaluates running"
-            );
         }
         if c.dialogs_disjoint {
             let pending: BTreeSet<&str> = snapshot
@@ -2071,8 +2977,11 @@ impl Driver {
                 );
             }
         }
+        if c.tabs {
+            self.check_tabs(&snapshot);
+        }
         if c.frame_tree {
-            self.check_frame_tree(&snapshot);
+            self.check_frame_trees(&snapshot);
         }
         if c.mirror {
             assert_eq!(
@@ -2083,16 +2992,115 @@ impl Driver {
         }
     }
 
-    /// SPEC §9, computed independently from the frames the diffs made known.
-    fn check_frame_tree(&self, snapshot: &Snapshot) {
-        let tree = &snapshot.frame_tree;
+    /// The bound on commands in flight, and on evaluates running.
+    fn check_in_flight(&self) {
+        let open = self
+            .commands
+            .values()
+            .filter(|(n, capped)| *n == 0 && *capped)
+            .count();
+        assert!(
+            open <= self.sup.config().max_commands_in_flight,
+            "{open} capped commands in flight"
+        );
+        let running = self
+            .evaluates
+            .iter()
+            .filter(|id| self.commands.get(id).is_some_and(|(n, _)| *n == 0))
+            .count();
+        assert!(
+            running <= self.sup.config().max_commands_in_flight,
+            "{running} evaluates running"
+        );
+    }
+
+    /// SPEC §16: the tab table's rules.
+    fn check_tabs(&self, snapshot: &Snapshot) {
+        let tabs = &snapshot.tabs;
+        let max = self.sup.config().max_tabs;
+        assert!(
+            tabs.len() <= max,
+            "§16: {} tabs over the bound {max}",
+            tabs.len()
+        );
+        let ids: BTreeSet<&str> = tabs.iter().map(|t| t.tab_id.as_str()).collect();
+        assert_eq!(ids.len(), tabs.len(), "§16: a tab listed twice: {tabs:?}");
+        let current: Vec<&str> = tabs
+            .iter()
+            .filter(|t| t.current)
+            .map(|t| t.tab_id.as_str())
+            .collect();
+        assert!(current.len() <= 1, "§16: several current tabs: {current:?}");
+        assert_eq!(
+            current.first().copied(),
+            self.sup.current_tab(),
+            "§16: the current tab listed is not the one calls go to"
+        );
+        assert!(
+            tabs.is_empty() || current.len() == 1,
+            "§16: {} tabs listed, none current",
+            tabs.len()
+        );
+        for d in &snapshot.pending_dialogs {
+            let tab = d.tab_id.as_deref();
+            assert!(
+                tab.is_some_and(|t| ids.contains(t)),
+                "§16: pending dialog {} of tab {tab:?}, which is not listed: {tabs:?}",
+                d.id
+            );
+        }
+        for t in tabs {
+            assert_ne!(
+                t.opener_tab_id.as_deref(),
+                Some(t.tab_id.as_str()),
+                "§16: a tab opened by itself"
+            );
+            // A destroyed target's tab is gone; the last one stays only while it is alone.
+            assert!(
+                tabs.len() == 1 || !self.destroyed.contains(&t.tab_id),
+                "§16: tab {} listed after its target was destroyed: {tabs:?}",
+                t.tab_id
+            );
+        }
+        let others: BTreeSet<&str> = snapshot
+            .tab_frame_trees
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let expected: BTreeSet<&str> = tabs
+            .iter()
+            .filter(|t| !t.current)
+            .map(|t| t.tab_id.as_str())
+            .collect();
+        assert_eq!(
+            others, expected,
+            "§16: tab_frame_trees holds the other tabs'"
+        );
+    }
+
+    /// SPEC §9 for the current tab's `frame_tree` and every other tab's.
+    fn check_frame_trees(&self, snapshot: &Snapshot) {
+        let current = self.current.clone().unwrap_or_default();
+        let page = snapshot.page.as_ref().map(|p| p.target_id.clone());
+        self.check_frame_tree(&current, &snapshot.frame_tree, Some(page));
+        for (tab, tree) in &snapshot.tab_frame_trees {
+            self.check_frame_tree(tab, tree, None);
+        }
+    }
+
+    /// SPEC §9, computed independently from the frames the diffs made known of `tab`.
+    fn check_frame_tree(&self, tab: &str, tree: &FrameTree, page: Option<Option<String>>) {
+        let empty = Known::default();
+        let known = self.known.get(tab).unwrap_or(&empty);
         assert!(tree.children.len() <= MAX_LISTED_CHILDREN, "{tree:?}");
-        let top = snapshot.page.as_ref().map(|p| p.target_id.clone());
-        assert_eq!(top, self.page_target, "page diff folds to the page");
-        let top_known = top.as_ref().filter(|t| self.known_frames.contains_key(*t));
+        if let Some(page) = page {
+            assert_eq!(page, known.page_target, "page diff folds to the page");
+        }
+        let top = known.page_target.clone();
+        let top_known = top.as_ref().filter(|t| known.frames.contains_key(*t));
         let Some(top) = top_known else {
             assert!(tree.top.is_none() && tree.children.is_empty(), "{tree:?}");
-            assert_eq!(tree.truncated, !self.known_frames.is_empty(), "{tree:?}");
+            assert_eq!(tree.truncated, !known.frames.is_empty(), "{tree:?}");
             return;
         };
         assert_eq!(tree.top.as_ref().map(|t| &t.frame_id), Some(top));
@@ -2118,7 +3126,7 @@ impl Driver {
         }
         // Reference: breadth-first in knowledge order, OOPIFs deeper than 2 left out with
         // their subtree, at most 30, truncated when any known frame is not listed.
-        let mut ordered: Vec<&(u64, FrameInfo)> = self.known_frames.values().collect();
+        let mut ordered: Vec<&(u64, FrameInfo)> = known.frames.values().collect();
         ordered.sort_by_key(|(seq, _)| *seq);
         let mut listed: Vec<&FrameInfo> = Vec::new();
         let mut queue = VecDeque::from([(top.as_str(), 0usize)]);
@@ -2142,9 +3150,12 @@ impl Driver {
         let expected: Vec<FrameInfo> = listed.into_iter().cloned().collect();
         assert_eq!(
             tree.children, expected,
-            "§9: children differ from the rules"
+            "§9: children differ from the rules (tab {tab})"
         );
-        let truncated = self.known_frames.len() - 1 != tree.children.len();
-        assert_eq!(tree.truncated, truncated, "§9: truncated is not exact");
+        let truncated = known.frames.len() - 1 != tree.children.len();
+        assert_eq!(
+            tree.truncated, truncated,
+            "§9: truncated is not exact (tab {tab})"
+        );
     }
 }
