@@ -2897,12 +2897,9 @@ impl Driver {
                 known.page_target = page.as_ref().map(|p| p.target_id.clone());
                 known.page_session = page.as_ref().and_then(|p| p.session_id.clone());
             }
-            Diff::TabOpened { tab } => {
-                if self.checks.log && tab.opener_tab_id.is_some() {
-                    self.log.push("# a tab with its opener".into());
-                }
+            Diff::TabOpened { tab } if self.checks.log && tab.opener_tab_id.is_some() => {
+                self.log.push("# a tab with its opener".into());
             }
-            Diff::TabUpdated { .. } => {}
             Diff::TabClosed { tab_id } => {
                 self.known.remove(tab_id);
                 self.closed_now.push(tab_id.clone());
