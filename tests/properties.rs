@@ -1,8 +1,9 @@
-//! Property tests over event orderings (SPEC §3, §9, §10; GitHub issue 6).
+//! Property tests over event orderings (SPEC §3, §9, §10, §16; GitHub issues 6, 23).
 //!
 //! Proptest generates sequences of [`Op`]s; `model::Driver` turns them into CDP traffic
-//! from a small model of a tab (mostly plausible, sometimes wrong ids or junk), drives the
-//! supervisor like a real embedder and checks one invariant per test after every input.
+//! from a small model of a browser and its tabs (mostly plausible, sometimes wrong ids or
+//! junk), drives the supervisor like a real embedder and checks one invariant per test
+//! after every input.
 //!
 //! Cases: `PROPTEST_CASES` (default 10 000). Sequences are at most [`MAX_OPS`] ops so that
 //! the whole suite stays within a few minutes in a debug build on two cores; run it longer
@@ -116,8 +117,9 @@ proptest! {
     /// per tab frames 20, sessions 8, console 50, pending 64; recent 20) and outputs drain
     /// fully. The tab table keeps its rules: ids unique, exactly one tab current while any
     /// is listed (the one `current_tab` names), every pending dialog's tab listed, the
-    /// other tabs' frame trees beside the current one's. (One property for both: each
-    /// builds a snapshot after every input, most of a run's time.)
+    /// other tabs' frame trees beside the current one's, no destroyed target's tab listed
+    /// beside another, a command sent on a session of the tab it names. (One property for
+    /// both: each builds a snapshot after every input, most of a run's time.)
     #[test]
     fn never_panics_and_tables_stay_bounded((bridge, ops) in ops()) {
         Driver::run(&ops, only(|c| { c.bounds = true; c.tabs = true; }), bridge);

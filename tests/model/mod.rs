@@ -2900,8 +2900,6 @@ impl Driver {
             Diff::TabOpened { tab } if self.checks.log && tab.opener_tab_id.is_some() => {
                 self.log.push("# a tab with its opener".into());
             }
-            Diff::TabOpened { .. } => {}
-            Diff::TabUpdated { .. } => {}
             Diff::TabClosed { tab_id } => {
                 self.known.remove(tab_id);
                 self.closed_now.push(tab_id.clone());
