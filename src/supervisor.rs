@@ -473,7 +473,8 @@ impl Supervisor {
         }
         let key = self.key_of(tab_id)?;
         self.check_command_bound()?;
-        // A dialog of a tab sharing this tab's renderer blocks it too (fact 25b).
+        // A dialog of a tab sharing this tab's renderer blocks it too (Chromium facts: "Tabs
+        // that share a renderer").
         let shared_dialog = self.shared_renderer_dialog(key);
         let id = self
             .with_tab(key, |tab, out, _| {
@@ -812,8 +813,10 @@ impl Supervisor {
     ) -> Result<CommandId, AxError> {
         self.out.advance(now);
         let key = self.ax_key(tab_id)?;
-        // A dialog of a tab sharing this tab's renderer holds its top frame (fact 25b); the
-        // tab's own dialogs are weighed per frame by the snapshot (fact 26).
+        // A dialog of a tab sharing this tab's renderer holds its top frame (Chromium facts:
+        // "Tabs that share a renderer"); the
+        // tab's own dialogs are weighed per frame by the snapshot (Chromium facts: "A dialog
+        // blocks its renderer").
         if let Some(dialog) = self.shared_renderer_pending(key) {
             let top = self.tabs.get(&key).map(|t| t.tab_id.to_string());
             return Err(AxError::Blocked {
@@ -1167,7 +1170,8 @@ impl Supervisor {
             Vec::new()
         };
         let crashed = matches!(&*event, E::TargetCrashed);
-        // A page's load: its title is known now (no event says so: fact 25c).
+        // A page's load: its title is known now (no event says so: Chromium facts, "A crash, a
+        // title, a reload").
         let loaded = matches!(&*event, E::LoadEventFired)
             && session.is_some()
             && self.tabs.get(&key).and_then(|t| t.page_session_id()) == session;
@@ -1196,7 +1200,8 @@ impl Supervisor {
             }
         }
         // A new dialog stalls the running actions and evaluates of the tabs that share its
-        // renderer too (fact 25b): they end as blocked, as by one of their own.
+        // renderer too (Chromium facts: "Tabs that share a renderer"): they end as blocked, as
+        // by one of their own.
         let opened = self
             .tabs
             .get(&key)

@@ -408,8 +408,10 @@ impl TabSupervisor {
         }
         let crashed = self.check_not_crashed().is_err();
         let timeout = env.config.setup_timeout;
-        // A crashed renderer comes back with a reload on the same session (fact 25c); a
-        // blocked one with a navigation to its URL (fact 11).
+        // A crashed renderer comes back with a reload on the same session (Chromium facts: "A
+        // crash, a title, a reload"); a
+        // blocked one with a navigation to its URL (Chromium facts: "A dialog left open wedges
+        // the tab").
         let id = if crashed {
             out.send(Some(&session), "Page.reload", None, Purpose::User, timeout)
         } else {

@@ -54,10 +54,12 @@ pub fn tool() -> Value {
 ///
 /// ```
 /// use cdp_supervise::mcp_tabs::{parse_tabs, TabsAction};
-/// use serde_json::json;
-/// let args = json!({"action": "select", "index": 1});
-/// assert_eq!(parse_tabs(args.as_object().unwrap()), Ok(TabsAction::Select { index: 1 }));
-/// assert!(parse_tabs(json!({"action": "select"}).as_object().unwrap()).is_err());
+/// use serde_json::{json, Map, Value};
+/// let args: Map<String, Value> = serde_json::from_value(json!({"action": "select", "index": 1}))?;
+/// assert_eq!(parse_tabs(&args), Ok(TabsAction::Select { index: 1 }));
+/// let no_index: Map<String, Value> = serde_json::from_value(json!({"action": "select"}))?;
+/// assert!(parse_tabs(&no_index).is_err());
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn parse_tabs(args: &Map<String, Value>) -> Result<TabsAction, CallError> {
     let bad = |m: &str| CallError::BadArgument(m.to_owned());

@@ -6,7 +6,8 @@
 //! [`TabsSite::LINK`] and the other points):
 //! - a `target=_blank` link to `/popup?via=blank` (a same-site tab, `noopener`);
 //! - `window.open('/popup?via=open')` (a same-site popup that can reach its opener);
-//! - `window.open('/alert-popup')` (same site: its alert stalls the opener too, fact 25b);
+//! - `window.open('/alert-popup')` (same site: its alert stalls the opener too; Chromium facts:
+//! "Tabs that share a renderer");
 //! - `window.open('//localhost:P/alert-popup')` (cross-site: it stalls nothing else);
 //! - a counter, `window.count`.
 //!
