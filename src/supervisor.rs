@@ -68,8 +68,9 @@ pub struct Supervisor {
     /// Session → tab, a cache checked against the tab on every use (so a stale entry
     /// costs a lookup, never a misroute) and rebuilt when it grows past the sessions.
     session_owner: HashMap<String, TabKey>,
-    /// The last session routed and its tab (checked like the table's entries).
-    last_route: Option<(String, TabKey)>,
+    /// The last session routed, its tab, and the tab's session removals then: while
+    /// those are unchanged the session is still the tab's, with no lookup.
+    last_route: Option<(String, TabKey, u64)>,
     /// The tab that gets calls naming no tab.
     current: Option<TabKey>,
     /// The tab id the last `current_tab` diff named.
@@ -1537,27 +1538,32 @@ impl Supervisor {
     /// session that went is dropped from it on its next message).
     fn owner_of(&mut self, session: &str) -> Option<TabKey> {
         // A busy page's messages come in runs from one session: the last route first.
-        if let Some((last, key)) = &self.last_route {
+        if let Some((last, key, removals)) = &self.last_route {
             if last.as_str() == session
-                && self.tabs.get(key).is_some_and(|t| t.owns_session(session))
+                && self
+                    .tabs
+                    .get(key)
+                    .is_some_and(|t| t.sessions_removals() == *removals)
             {
                 return Some(*key);
             }
         }
         let key = self.session_owner.get(session).copied()?;
-        if self.tabs.get(&key).is_some_and(|t| t.owns_session(session)) {
-            match &mut self.last_route {
-                Some((last, k)) => {
-                    last.clear();
-                    last.push_str(session);
-                    *k = key;
-                }
-                None => self.last_route = Some((session.to_owned(), key)),
+        let Some(tab) = self.tabs.get(&key).filter(|t| t.owns_session(session)) else {
+            self.session_owner.remove(session);
+            return None;
+        };
+        let removals = tab.sessions_removals();
+        match &mut self.last_route {
+            Some((last, k, r)) => {
+                last.clear();
+                last.push_str(session);
+                *k = key;
+                *r = removals;
             }
-            return Some(key);
+            None => self.last_route = Some((session.to_owned(), key, removals)),
         }
-        self.session_owner.remove(session);
-        None
+        Some(key)
     }
 
     /// Routes `session` to `key` from now on. Sessions that went leave stale entries
@@ -1663,10 +1669,12 @@ impl Supervisor {
         let r = f(tab, &mut self.out, &self.env);
         tab.update_page(&mut self.out, &self.env);
         let deadline = tab.next_deadline();
-        // The page session, once the tab knows it (from its attach's reply or event).
+        // The page session, once the tab knows it (from its attach's reply or event). The
+        // last route answers for a busy page's own messages without hashing.
+        let routed_last = |s: &str| matches!(&self.last_route, Some((l, k, _)) if l == s && *k == key);
         let page_session = tab
             .page_session_id()
-            .filter(|s| !self.session_owner.contains_key(*s))
+            .filter(|s| !routed_last(s) && !self.session_owner.contains_key(*s))
             .map(str::to_owned);
         if let Some(s) = page_session {
             self.route_session(&s, key);
@@ -1674,10 +1682,19 @@ impl Supervisor {
         self.out.act_for(None, &[]);
         self.tab_deadlines.set(key, deadline);
         // Whatever changes a tab's entry (its page entry, its top frame's URL) comes with a
-        // diff; an input that emitted nothing (most console calls) changed nothing of it.
+        // diff; an input that emitted nothing, or only console errors (most console calls),
+        // changed nothing of it.
         if self.out.events.len() > mark {
             self.after_tab_events(key, mark);
-            self.update_tab_info(key);
+            let only_console = self
+                .out
+                .events
+                .iter()
+                .skip(mark)
+                .all(|e| matches!(e, Event::Diff(Diff::ConsoleError { .. })));
+            if !only_console {
+                self.update_tab_info(key);
+            }
         }
         Some(r)
     }

@@ -213,6 +213,12 @@ impl TabSupervisor {
         self.tab.sessions.contains(session)
     }
 
+    /// Changes whenever a session leaves the tab: a session it owned at one value it
+    /// still owns while the value stays.
+    pub fn sessions_removals(&self) -> u64 {
+        self.tab.sessions.removals()
+    }
+
     /// Every session the tab tracks.
     pub fn session_ids(&self) -> Vec<String> {
         self.tab.session_ids()
