@@ -82,6 +82,8 @@ pub(crate) struct TabSupervisor {
     pub title: String,
     /// The top frame's URL as the target info last said (before the frames know it).
     pub target_url: String,
+    /// The browser context it lives in, as the target info last said.
+    pub browser_context_id: Option<String>,
     /// The page, sessions, frames and console.
     tab: Tab,
     /// Every dialog rule.
@@ -108,6 +110,7 @@ impl TabSupervisor {
             opener_access: false,
             title: String::new(),
             target_url: String::new(),
+            browser_context_id: None,
             tab,
             dialogs,
             flows,
@@ -589,6 +592,7 @@ impl TabSupervisor {
             opener_tab_id: self.opener.as_deref().map(str::to_owned),
             state: self.state(env),
             current,
+            browser_context_id: self.browser_context_id.clone(),
         }
     }
 
@@ -602,6 +606,7 @@ impl TabSupervisor {
                     || last.url != self.url()
                     || last.title != self.title
                     || last.state != self.state(env)
+                    || last.browser_context_id != self.browser_context_id
             }
         }
     }

@@ -100,7 +100,7 @@ fn label(tab: &TabInfo) -> String {
 /// ```
 /// use cdp_supervisor::{TabInfo, TabState};
 /// let tab = TabInfo { tab_id: "T".into(), url: "about:blank".into(), title: "".into(),
-///     opener_tab_id: None, state: TabState::Live, current: true };
+///     opener_tab_id: None, state: TabState::Live, current: true, browser_context_id: None };
 /// assert_eq!(cdp_supervise::mcp_tabs::tab_list(&[tab]), "### Open tabs\n- 0: (current) [] (about:blank)");
 /// ```
 pub fn tab_list(tabs: &[TabInfo]) -> String {
@@ -127,7 +127,7 @@ pub fn tab_list(tabs: &[TabInfo]) -> String {
 /// ```
 /// use cdp_supervisor::{TabInfo, TabState};
 /// let tab = TabInfo { tab_id: "T".into(), url: "u".into(), title: "t".into(),
-///     opener_tab_id: None, state: TabState::Live, current: true };
+///     opener_tab_id: None, state: TabState::Live, current: true, browser_context_id: None };
 /// assert_eq!(cdp_supervise::mcp_tabs::name_of(&[tab], "T").as_deref(), Some("0: [t] (u)"));
 /// ```
 pub fn name_of(tabs: &[TabInfo], tab_id: &str) -> Option<String> {
@@ -141,7 +141,8 @@ pub fn name_of(tabs: &[TabInfo], tab_id: &str) -> Option<String> {
 /// use cdp_supervise::mcp_tabs::TabsSeen;
 /// use cdp_supervisor::{TabInfo, TabState};
 /// let tab = |id: &str, current: bool| TabInfo { tab_id: id.into(), url: format!("http://x/{id}"),
-///     title: id.into(), opener_tab_id: None, state: TabState::Live, current };
+///     title: id.into(), opener_tab_id: None, state: TabState::Live, current,
+///     browser_context_id: None };
 /// let mut seen = TabsSeen::default();
 /// assert_eq!(seen.report(&[tab("A", true)]), "\nCurrent tab: 0: [A] (http://x/A)");
 /// let r = seen.report(&[tab("A", false), tab("B", true)]);

@@ -672,7 +672,14 @@ mod tests {
         answer_all(&mut sim);
         let (reply, opened) = reply_to();
         let url = "about:blank#2".to_owned();
-        sim.run.request(sim.now, Request::NewTab { url, reply });
+        sim.run.request(
+            sim.now,
+            Request::NewTab {
+                url,
+                context_id: None,
+                reply,
+            },
+        );
         let create = sim.written();
         assert_eq!(create[0]["method"], "Target.createTarget", "{create:?}");
         // The attach comes before the reply (Chromium facts: "A new tab waits for its set-up").
