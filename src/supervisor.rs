@@ -75,6 +75,9 @@ pub struct Supervisor {
     current: Option<TabKey>,
     /// The tab id the last `current_tab` diff named.
     current_emitted: Option<String>,
+    /// The key of the tab `current_emitted` names: a tab's id never changes, so while
+    /// the current key is this one there is nothing to compare.
+    current_emitted_key: Option<TabKey>,
     /// Tabs in the order they were last current (most recent last), for when the current
     /// one closes; bounded by the tabs.
     recently_current: Vec<TabKey>,
@@ -171,6 +174,7 @@ impl Supervisor {
             last_route: None,
             current: None,
             current_emitted: None,
+            current_emitted_key: None,
             recently_current: Vec::new(),
             select_on_attach: None,
             acts_running: BTreeMap::new(),
@@ -1744,6 +1748,10 @@ impl Supervisor {
 
     /// A `current_tab` diff when the current tab changed since the last one.
     fn emit_current(&mut self) {
+        if self.current_emitted_key.is_some() && self.current_emitted_key == self.current {
+            return;
+        }
+        self.current_emitted_key = self.current;
         if self.current_emitted.as_deref() == self.current_tab() {
             return;
         }
