@@ -41,7 +41,7 @@
 //!
 //! - [`Supervisor`] (`supervisor.rs`): **the browser**. It owns what is browser-wide (the
 //!   connection's clock, command ids and commands in flight, the targets, which tab is
-//!   current) and routes each message to the tab that owns its session; browser-level
+//!   current, the browser contexts it created) and routes each message to the tab that owns its session; browser-level
 //!   events (a page attached, a target changed or gone) are its own. See
 //!   [`manual::rules`], the browser and its tabs.
 //! - `TabSupervisor` (`tab_supervisor.rs`): **one tab**, a complete machine (frames,
