@@ -41,9 +41,9 @@
 //!
 //! - [`Supervisor`] (`supervisor.rs`): **the browser**. It owns what is browser-wide (the
 //!   connection's clock, command ids and commands in flight, the targets, which tab is
-//!   current, the browser contexts it created) and routes each message to the tab that owns its session; browser-level
-//!   events (a page attached, a target changed or gone) are its own. See
-//!   [`manual::rules`], the browser and its tabs.
+//!   current, the browser contexts it created) and routes each message to the tab that
+//!   owns its session; browser-level events (a page attached, a target changed or gone)
+//!   are its own. See [`manual::rules`], the browser and its tabs.
 //! - `TabSupervisor` (`tab_supervisor.rs`): **one tab**, a complete machine (frames,
 //!   sessions, dialogs, console, refs, flows, its own deadlines), lent the connection's
 //!   `Outbox` for each call; a dispatcher over the components below.
