@@ -54,6 +54,8 @@
 //!   `remote_object.rs`, [`command`] (commands in flight), [`error`], [`limits`].
 //! - `Outbox` (`outbox.rs`): the clock, command ids, commands in flight, output queues.
 //! - `Dialogs` (`dialogs.rs`): every dialog rule, one record per answer in flight.
+//! - `Contexts` (`contexts.rs`): the browser contexts created, which ids a call may name,
+//!   what a context command's reply changes.
 //! - `Tab` (`tab.rs`): one tab's page, sessions, frames, routing, the console ring;
 //!   `renderer.rs`: which of its sessions a pending dialog blocks.
 //! - `lifecycle.rs`: targets and frames coming and going, applied across the components
@@ -85,6 +87,7 @@ mod cdp;
 pub mod command;
 mod config;
 mod console;
+mod contexts;
 pub mod dialog;
 mod dialogs;
 pub mod error;

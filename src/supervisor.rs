@@ -21,6 +21,7 @@ use crate::ax::{AxError, AxOptions, ResolvedRef};
 use crate::cdp::{self, CdpEvent};
 use crate::command::{CommandId, InFlight, Purpose, TabKey};
 use crate::config::Config;
+use crate::contexts::Contexts;
 use crate::dialog::{Answer, DialogAction, DialogPolicy};
 use crate::error::{CommandError, DialogError, InputError};
 use crate::evaluate::{EvalError, Evaluation};
@@ -91,22 +92,8 @@ pub struct Supervisor {
     destroyed_last: Option<TabKey>,
     /// A planned stop's grace deadline, once `begin_stop` was called.
     stop_deadline: Option<f64>,
-    /// The browser contexts this supervisor created and has not disposed (bounded by
-    /// [`crate::limits::MAX_BROWSER_CONTEXTS`]; emptied when the connection closes, as
-    /// Chromium disposes them then).
-    contexts: BTreeSet<String>,
-    /// The context commands in flight, by command id (bounded by the commands in flight:
-    /// an entry goes with its command's reply or failure).
-    context_commands: BTreeMap<u64, ContextCommand>,
-}
-
-/// A browser-context command in flight, for what its reply changes.
-#[derive(Debug, Clone)]
-enum ContextCommand {
-    /// `Target.createBrowserContext`: its id joins the contexts.
-    Create,
-    /// `Target.disposeBrowserContext` of this context: it and its tabs go.
-    Dispose(String),
+    /// The browser contexts this supervisor created, and its context commands in flight.
+    contexts: Contexts,
 }
 
 /// Each tab's next deadline, with the earliest found without a walk over every tab.
@@ -177,8 +164,7 @@ impl Supervisor {
             over_bound: BTreeSet::new(),
             destroyed_last: None,
             stop_deadline: None,
-            contexts: BTreeSet::new(),
-            context_commands: BTreeMap::new(),
+            contexts: Contexts::default(),
         }
     }
 
@@ -221,8 +207,7 @@ impl Supervisor {
             }
         }
         self.session_owner.clear();
-        // Created with `disposeOnDetach`: Chromium disposes them with the connection.
-        self.contexts.clear();
+        self.contexts.connection_closed();
         self.after_input();
     }
 
@@ -427,15 +412,7 @@ impl Supervisor {
     pub fn create_context(&mut self, now: f64) -> Result<CommandId, CommandError> {
         self.out.advance(now);
         self.check_command_bound()?;
-        let creating = self
-            .context_commands
-            .values()
-            .filter(|c| matches!(c, ContextCommand::Create))
-            .count();
-        let limit = crate::limits::MAX_BROWSER_CONTEXTS;
-        if self.contexts.len() + creating >= limit {
-            return Err(CommandError::TooManyContexts { limit });
-        }
+        self.contexts.check_room()?;
         self.out.act_for(None, &[]);
         let params = to_raw(&cdp::CreateBrowserContextParams {
             dispose_on_detach: true,
@@ -448,7 +425,7 @@ impl Supervisor {
             Purpose::User,
             t,
         );
-        self.context_commands.insert(id, ContextCommand::Create);
+        self.contexts.creating(id);
         Ok(CommandId(id))
     }
 
@@ -486,8 +463,7 @@ impl Supervisor {
             Purpose::User,
             t,
         );
-        self.context_commands
-            .insert(id, ContextCommand::Dispose(context_id.to_owned()));
+        self.contexts.disposing(id, context_id);
         Ok(CommandId(id))
     }
 
@@ -500,7 +476,7 @@ impl Supervisor {
     /// assert!(Supervisor::new(Config::default()).contexts().is_empty());
     /// ```
     pub fn contexts(&self) -> Vec<&str> {
-        self.contexts.iter().map(String::as_str).collect()
+        self.contexts.list()
     }
 
     /// Sends `method` to the browser itself, on no session (`Target.getBrowserContexts`,
@@ -540,7 +516,7 @@ impl Supervisor {
 
     /// A context a call may name: one this supervisor created, or one a tab is in.
     fn check_context(&self, context_id: &str) -> Result<(), CommandError> {
-        let known = self.contexts.contains(context_id)
+        let known = self.contexts.created(context_id)
             || self
                 .tabs
                 .values()
@@ -554,49 +530,17 @@ impl Supervisor {
         }
     }
 
-    /// A context command answered: a created context joins the contexts; a disposed one
-    /// leaves, with every tab still listed in it (Chromium destroys them, usually before
-    /// it answers; a last tab kept for one-tab clients goes too). A context Chromium no
-    /// longer knows (disposed by another client) leaves as well.
-    fn on_context_reply(
-        &mut self,
-        command: ContextCommand,
-        outcome: &Result<Option<&RawValue>, CdpError>,
-    ) {
-        match (command, outcome) {
-            (ContextCommand::Create, Ok(r)) => {
-                // A reply without the id leaves nothing to track; the caller reads it.
-                let created: Result<cdp::CreateBrowserContextResult<'_>, _> =
-                    parse("Target.createBrowserContext", *r);
-                // The bound was checked when it was sent, with the creations in flight.
-                if let (Ok(created), true) = (
-                    created,
-                    self.contexts.len() < crate::limits::MAX_BROWSER_CONTEXTS,
-                ) {
-                    self.contexts
-                        .insert(created.browser_context_id.into_owned());
-                }
-            }
-            (ContextCommand::Dispose(context), outcome) => {
-                let unknown = outcome
-                    .as_ref()
-                    .err()
-                    .is_some_and(|e| e.message.starts_with("Failed to find context"));
-                if outcome.is_err() && !unknown {
-                    return;
-                }
-                self.contexts.remove(&context);
-                let gone: Vec<TabKey> = self
-                    .tabs
-                    .values()
-                    .filter(|t| t.browser_context_id.as_deref() == Some(context.as_str()))
-                    .map(|t| t.key)
-                    .collect();
-                for key in gone {
-                    self.remove_tab(key);
-                }
-            }
-            (ContextCommand::Create, Err(_)) => {}
+    /// Every tab still listed in a disposed context goes (Chromium destroys them, usually
+    /// before it answers; a last tab kept for one-tab clients goes too).
+    fn remove_context_tabs(&mut self, context: &str) {
+        let gone: Vec<TabKey> = self
+            .tabs
+            .values()
+            .filter(|t| t.browser_context_id.as_deref() == Some(context))
+            .map(|t| t.key)
+            .collect();
+        for key in gone {
+            self.remove_tab(key);
         }
     }
 
@@ -1239,8 +1183,8 @@ impl Supervisor {
         error: Option<&RawValue>,
     ) -> Result<(), InputError> {
         let outcome = CdpError::reply_outcome(result, error);
-        if let Some(command) = self.context_commands.remove(&id) {
-            self.on_context_reply(command, &outcome);
+        if let Some(context) = self.contexts.on_reply(id, &outcome) {
+            self.remove_context_tabs(&context);
         }
         match (cmd.purpose, outcome) {
             (Purpose::User, outcome) => {
@@ -1891,7 +1835,7 @@ impl Supervisor {
                 });
             }
             _ => {
-                self.context_commands.remove(&id);
+                self.contexts.failed(id);
                 if cmd.purpose == Purpose::User {
                     self.out.command_finished(id, Err(error));
                 }
