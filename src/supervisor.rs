@@ -189,7 +189,9 @@ impl Supervisor {
     /// The WebSocket closed: every command in flight fails, pending dialogs close
     /// `remote`, sessions and frames are cleared, and every tab but the current one is
     /// forgotten (the browser's auto-attach gives them back). The current tab is
-    /// remembered, so that the next [`Supervisor::handle_connected`] re-attaches it.
+    /// remembered, so that the next [`Supervisor::handle_connected`] re-attaches it,
+    /// unless it is in a browser context this supervisor created: Chromium disposes those
+    /// with the connection, and they are forgotten too.
     pub fn handle_disconnected(&mut self, now: f64) {
         self.out.advance(now);
         for (id, cmd) in self.out.commands_in_flight.take_all() {
@@ -198,9 +200,21 @@ impl Supervisor {
             };
             self.fail_command(id, cmd, error);
         }
-        let keys: Vec<TabKey> = self.tabs.keys().copied().collect();
+        // A tab of a context this supervisor created does not outlive the connection
+        // (Chromium disposes the context with it): the current tab is remembered only
+        // when it is not one.
+        let keep = self.current.filter(|k| {
+            let context = self
+                .tabs
+                .get(k)
+                .and_then(|t| t.browser_context_id.as_deref());
+            context.is_none_or(|c| !self.contexts.created(c))
+        });
+        let mut keys: Vec<TabKey> = self.tabs.keys().copied().collect();
+        // The current tab last, so that it is not passed on to a tab about to go.
+        keys.sort_by_key(|k| Some(*k) == self.current);
         for key in keys {
-            if Some(key) == self.current {
+            if Some(key) == keep {
                 self.with_tab(key, |tab, out, env| tab.on_disconnected(out, env));
             } else {
                 self.remove_tab(key);
