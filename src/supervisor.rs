@@ -381,10 +381,10 @@ impl Supervisor {
         context_id: Option<&str>,
     ) -> Result<CommandId, CommandError> {
         self.out.advance(now);
-        self.check_command_bound()?;
         if let Some(context) = context_id {
             self.check_context(context)?;
         }
+        self.check_command_bound()?;
         self.out.act_for(None, &[]);
         let params = to_raw(&cdp::CreateTargetParams {
             url,
@@ -463,8 +463,8 @@ impl Supervisor {
         context_id: &str,
     ) -> Result<CommandId, CommandError> {
         self.out.advance(now);
-        self.check_command_bound()?;
         self.check_context(context_id)?;
+        self.check_command_bound()?;
         self.out.act_for(None, &[]);
         let params = to_raw(&cdp::BrowserContextIdParams {
             browser_context_id: context_id,
