@@ -21,6 +21,7 @@ use crate::ax::{AxError, AxOptions, ResolvedRef};
 use crate::cdp::{self, CdpEvent};
 use crate::command::{CommandId, InFlight, Purpose, TabKey};
 use crate::config::Config;
+use crate::contexts::Contexts;
 use crate::dialog::{Answer, DialogAction, DialogPolicy};
 use crate::error::{CommandError, DialogError, InputError};
 use crate::evaluate::{EvalError, Evaluation};
@@ -95,22 +96,8 @@ pub struct Supervisor {
     destroyed_last: Option<TabKey>,
     /// A planned stop's grace deadline, once `begin_stop` was called.
     stop_deadline: Option<f64>,
-    /// The browser contexts this supervisor created and has not disposed (bounded by
-    /// [`crate::limits::MAX_BROWSER_CONTEXTS`]; emptied when the connection closes, as
-    /// Chromium disposes them then).
-    contexts: BTreeSet<String>,
-    /// The context commands in flight, by command id (bounded by the commands in flight:
-    /// an entry goes with its command's reply or failure).
-    context_commands: BTreeMap<u64, ContextCommand>,
-}
-
-/// A browser-context command in flight, for what its reply changes.
-#[derive(Debug, Clone)]
-enum ContextCommand {
-    /// `Target.createBrowserContext`: its id joins the contexts.
-    Create,
-    /// `Target.disposeBrowserContext` of this context: it and its tabs go.
-    Dispose(String),
+    /// The browser contexts this supervisor created, and its context commands in flight.
+    contexts: Contexts,
 }
 
 /// Each tab's next deadline, with the earliest found without a walk over every tab.
@@ -182,8 +169,7 @@ impl Supervisor {
             over_bound: BTreeSet::new(),
             destroyed_last: None,
             stop_deadline: None,
-            contexts: BTreeSet::new(),
-            context_commands: BTreeMap::new(),
+            contexts: Contexts::default(),
         }
     }
 
@@ -208,7 +194,9 @@ impl Supervisor {
     /// The WebSocket closed: every command in flight fails, pending dialogs close
     /// `remote`, sessions and frames are cleared, and every tab but the current one is
     /// forgotten (the browser's auto-attach gives them back). The current tab is
-    /// remembered, so that the next [`Supervisor::handle_connected`] re-attaches it.
+    /// remembered, so that the next [`Supervisor::handle_connected`] re-attaches it,
+    /// unless it is in a browser context this supervisor created: Chromium disposes those
+    /// with the connection, and they are forgotten too.
     pub fn handle_disconnected(&mut self, now: f64) {
         self.out.advance(now);
         for (id, cmd) in self.out.commands_in_flight.take_all() {
@@ -217,17 +205,28 @@ impl Supervisor {
             };
             self.fail_command(id, cmd, error);
         }
-        let keys: Vec<TabKey> = self.tabs.keys().copied().collect();
+        // A tab of a context this supervisor created does not outlive the connection
+        // (Chromium disposes the context with it): the current tab is remembered only
+        // when it is not one.
+        let keep = self.current.filter(|k| {
+            let context = self
+                .tabs
+                .get(k)
+                .and_then(|t| t.browser_context_id.as_deref());
+            context.is_none_or(|c| !self.contexts.created(c))
+        });
+        let mut keys: Vec<TabKey> = self.tabs.keys().copied().collect();
+        // The current tab last, so that it is not passed on to a tab about to go.
+        keys.sort_by_key(|k| Some(*k) == self.current);
         for key in keys {
-            if Some(key) == self.current {
+            if Some(key) == keep {
                 self.with_tab(key, |tab, out, env| tab.on_disconnected(out, env));
             } else {
                 self.remove_tab(key);
             }
         }
         self.session_owner.clear();
-        // Created with `disposeOnDetach`: Chromium disposes them with the connection.
-        self.contexts.clear();
+        self.contexts.connection_closed();
         self.after_input();
     }
 
@@ -387,10 +386,10 @@ impl Supervisor {
         context_id: Option<&str>,
     ) -> Result<CommandId, CommandError> {
         self.out.advance(now);
-        self.check_command_bound()?;
         if let Some(context) = context_id {
             self.check_context(context)?;
         }
+        self.check_command_bound()?;
         self.out.act_for(None, &[]);
         let params = to_raw(&cdp::CreateTargetParams {
             url,
@@ -432,15 +431,7 @@ impl Supervisor {
     pub fn create_context(&mut self, now: f64) -> Result<CommandId, CommandError> {
         self.out.advance(now);
         self.check_command_bound()?;
-        let creating = self
-            .context_commands
-            .values()
-            .filter(|c| matches!(c, ContextCommand::Create))
-            .count();
-        let limit = crate::limits::MAX_BROWSER_CONTEXTS;
-        if self.contexts.len() + creating >= limit {
-            return Err(CommandError::TooManyContexts { limit });
-        }
+        self.contexts.check_room()?;
         self.out.act_for(None, &[]);
         let params = to_raw(&cdp::CreateBrowserContextParams {
             dispose_on_detach: true,
@@ -453,7 +444,7 @@ impl Supervisor {
             Purpose::User,
             t,
         );
-        self.context_commands.insert(id, ContextCommand::Create);
+        self.contexts.creating(id);
         Ok(CommandId(id))
     }
 
@@ -477,8 +468,8 @@ impl Supervisor {
         context_id: &str,
     ) -> Result<CommandId, CommandError> {
         self.out.advance(now);
-        self.check_command_bound()?;
         self.check_context(context_id)?;
+        self.check_command_bound()?;
         self.out.act_for(None, &[]);
         let params = to_raw(&cdp::BrowserContextIdParams {
             browser_context_id: context_id,
@@ -491,8 +482,7 @@ impl Supervisor {
             Purpose::User,
             t,
         );
-        self.context_commands
-            .insert(id, ContextCommand::Dispose(context_id.to_owned()));
+        self.contexts.disposing(id, context_id);
         Ok(CommandId(id))
     }
 
@@ -505,7 +495,7 @@ impl Supervisor {
     /// assert!(Supervisor::new(Config::default()).contexts().is_empty());
     /// ```
     pub fn contexts(&self) -> Vec<&str> {
-        self.contexts.iter().map(String::as_str).collect()
+        self.contexts.list()
     }
 
     /// Sends `method` to the browser itself, on no session (`Target.getBrowserContexts`,
@@ -545,7 +535,7 @@ impl Supervisor {
 
     /// A context a call may name: one this supervisor created, or one a tab is in.
     fn check_context(&self, context_id: &str) -> Result<(), CommandError> {
-        let known = self.contexts.contains(context_id)
+        let known = self.contexts.created(context_id)
             || self
                 .tabs
                 .values()
@@ -559,49 +549,17 @@ impl Supervisor {
         }
     }
 
-    /// A context command answered: a created context joins the contexts; a disposed one
-    /// leaves, with every tab still listed in it (Chromium destroys them, usually before
-    /// it answers; a last tab kept for one-tab clients goes too). A context Chromium no
-    /// longer knows (disposed by another client) leaves as well.
-    fn on_context_reply(
-        &mut self,
-        command: ContextCommand,
-        outcome: &Result<Option<&RawValue>, CdpError>,
-    ) {
-        match (command, outcome) {
-            (ContextCommand::Create, Ok(r)) => {
-                // A reply without the id leaves nothing to track; the caller reads it.
-                let created: Result<cdp::CreateBrowserContextResult<'_>, _> =
-                    parse("Target.createBrowserContext", *r);
-                // The bound was checked when it was sent, with the creations in flight.
-                if let (Ok(created), true) = (
-                    created,
-                    self.contexts.len() < crate::limits::MAX_BROWSER_CONTEXTS,
-                ) {
-                    self.contexts
-                        .insert(created.browser_context_id.into_owned());
-                }
-            }
-            (ContextCommand::Dispose(context), outcome) => {
-                let unknown = outcome
-                    .as_ref()
-                    .err()
-                    .is_some_and(|e| e.message.starts_with("Failed to find context"));
-                if outcome.is_err() && !unknown {
-                    return;
-                }
-                self.contexts.remove(&context);
-                let gone: Vec<TabKey> = self
-                    .tabs
-                    .values()
-                    .filter(|t| t.browser_context_id.as_deref() == Some(context.as_str()))
-                    .map(|t| t.key)
-                    .collect();
-                for key in gone {
-                    self.remove_tab(key);
-                }
-            }
-            (ContextCommand::Create, Err(_)) => {}
+    /// Every tab still listed in a disposed context goes (Chromium destroys them, usually
+    /// before it answers; a last tab kept for one-tab clients goes too).
+    fn remove_context_tabs(&mut self, context: &str) {
+        let gone: Vec<TabKey> = self
+            .tabs
+            .values()
+            .filter(|t| t.browser_context_id.as_deref() == Some(context))
+            .map(|t| t.key)
+            .collect();
+        for key in gone {
+            self.remove_tab(key);
         }
     }
 
@@ -1247,8 +1205,8 @@ impl Supervisor {
         error: Option<&RawValue>,
     ) -> Result<(), InputError> {
         let outcome = CdpError::reply_outcome(result, error);
-        if let Some(command) = self.context_commands.remove(&id) {
-            self.on_context_reply(command, &outcome);
+        if let Some(context) = self.contexts.on_reply(id, &outcome) {
+            self.remove_context_tabs(&context);
         }
         match (cmd.purpose, outcome) {
             (Purpose::User, outcome) => {
@@ -1910,7 +1868,7 @@ impl Supervisor {
                 });
             }
             _ => {
-                self.context_commands.remove(&id);
+                self.contexts.failed(id);
                 if cmd.purpose == Purpose::User {
                     self.out.command_finished(id, Err(error));
                 }
