@@ -71,7 +71,10 @@ fn a_silent_connection_is_found_reconnected_and_given_up_when_dead() {
     assert_eq!(outcome.err().map(|e| e.code()), Some("timeout"));
     // Within its budget (the core answers a little before it, to leave room to stop the
     // script), long before the heartbeat's verdict.
-    assert!(took >= budget / 2 && took <= budget + Duration::from_millis(500), "{took:?}");
+    assert!(
+        took >= budget / 2 && took <= budget + Duration::from_millis(500),
+        "{took:?}"
+    );
     // Declared dead within the silence plus the probe's deadline.
     let error = next_event(&events, Duration::from_secs(15), |e| match e {
         ClientEvent::ConnectionLost { error } => Some(error),
@@ -80,7 +83,10 @@ fn a_silent_connection_is_found_reconnected_and_given_up_when_dead() {
     let lost_after = silent_since.elapsed();
     assert!(error.contains("silent"), "{error}");
     let bound = heartbeat + HEARTBEAT_DEADLINE + Duration::from_secs(1);
-    assert!(lost_after <= bound, "lost after {lost_after:?}, over {bound:?}");
+    assert!(
+        lost_after <= bound,
+        "lost after {lost_after:?}, over {bound:?}"
+    );
 
     // The relay forwards again: the client reconnects and the page is usable.
     relay.forward();
@@ -112,7 +118,11 @@ fn a_silent_connection_is_found_reconnected_and_given_up_when_dead() {
         _ => None,
     });
     assert!(error.contains("5 reconnect attempts failed"), "{error}");
-    assert!(died.elapsed() < Duration::from_secs(30), "{:?}", died.elapsed());
+    assert!(
+        died.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        died.elapsed()
+    );
     let after = client.evaluate(Evaluation::new("1"));
     assert_eq!(after.err().map(|e| e.code()), Some("disconnected"));
 }
