@@ -862,9 +862,9 @@ pub fn serve(args: Args) -> Result<(), Failure> {
         eprintln!("cdp-supervise: MCP server on stdio; the browser starts on the first tool call");
     } else {
         session.start_early();
-        let what = match args.cdp {
-            Some(_) => "connecting to the browser",
-            None => "the browser is starting",
+        let what = match (&args.cdp, &args.remote.grid) {
+            (None, None) => "the browser is starting",
+            _ => "connecting to the browser",
         };
         eprintln!("cdp-supervise: MCP server on stdio; {what}");
     }

@@ -4,7 +4,8 @@
 //! and the Grid holds no session afterwards, whether the run ends well, on an error (the
 //! session deleted under the open socket: the heartbeat finds the silence, the reconnect
 //! is refused with `session_gone`, exit 1) or on SIGINT; a session that waits in a full
-//! Grid's queue longer than `--grid-timeout` is given up with a clear error.
+//! Grid's queue longer than `--grid-timeout` is given up with a clear error; `mcp --grid`
+//! calls a tool on the Grid's browser and deletes the session at the end of input.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -291,5 +292,29 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
         gone_at.elapsed()
     );
     assert_no_session(&grid, "after the session was deleted under the socket");
+
+    // 5. `mcp --grid`: a tool call on the Grid's browser; end of input deletes the session.
+    let mut mcp = Sidecar::spawn(&["mcp", "--grid", grid.url(), "--grid-capabilities", &caps]);
+    mcp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "grid-test", "version": "1"}}}),
+    );
+    mcp.expect("initialize", |v| v["id"] == 1);
+    mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    mcp.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "browser_navigate", "arguments": {"url": site.top_url(false)}}}),
+    );
+    let navigated = mcp.expect("browser_navigate", |v| v["id"] == 2);
+    assert!(navigated["result"]["isError"] != true, "{navigated}");
+    assert_eq!(
+        sessions(grid.url()).unwrap().len(),
+        1,
+        "the server's session"
+    );
+    drop(mcp.stdin.take());
+    assert_eq!(mcp.exit_code(WAIT), Some(0));
+    assert_no_session(&grid, "after mcp's end of input");
     assert!(grid.leftovers().is_empty(), "{:?}", grid.leftovers());
 }

@@ -7,12 +7,15 @@ use crate::GridError;
 /// The `POST /session` body for the W3C capabilities object `given` (the
 /// `--grid-capabilities` JSON; `None`: a Chrome of the Grid's choosing), sent as
 /// `alwaysMatch`. Without a `browserName`, `chrome` is asked for (the supervisor speaks
-/// CDP to Chromium only). Refused: anything that is not a JSON object.
+/// CDP to Chromium only); without an `unhandledPromptBehavior`, `ignore` (the supervisor
+/// answers dialogs: chromedriver's default, dismiss, would close them behind its back).
+/// Refused: anything that is not a JSON object.
 ///
 /// ```
 /// use cdp_supervisor_grid::capabilities;
 /// let body = capabilities(Some(r#"{"goog:chromeOptions": {"binary": "/usr/bin/chromium"}}"#))?;
 /// assert_eq!(body["capabilities"]["alwaysMatch"]["browserName"], "chrome");
+/// assert_eq!(body["capabilities"]["alwaysMatch"]["unhandledPromptBehavior"], "ignore");
 /// assert_eq!(body["capabilities"]["alwaysMatch"]["goog:chromeOptions"]["binary"], "/usr/bin/chromium");
 /// assert!(capabilities(Some("[1]")).is_err());
 /// # Ok::<(), cdp_supervisor_grid::GridError>(())
@@ -42,6 +45,9 @@ pub fn capabilities(given: Option<&str>) -> Result<Value, GridError> {
     object
         .entry("browserName")
         .or_insert_with(|| Value::from("chrome"));
+    object
+        .entry("unhandledPromptBehavior")
+        .or_insert_with(|| Value::from("ignore"));
     Ok(json!({ "capabilities": { "alwaysMatch": always } }))
 }
 

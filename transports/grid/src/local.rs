@@ -68,6 +68,8 @@ struct Server {
     role: String,
     child: Child,
     killed: bool,
+    /// The port it listens on.
+    port: u16,
 }
 
 /// A Grid on loopback; stopped (every process group, and anything left with its temp
@@ -140,6 +142,12 @@ impl LocalGrid {
     }
 
     fn spawn(&mut self, role: &str, args: &[&str]) -> Result<(), String> {
+        let port = args
+            .iter()
+            .position(|a| *a == "--port")
+            .and_then(|i| args.get(i + 1))
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
         use std::os::unix::process::CommandExt;
         let jar = jar().ok_or("no Selenium server jar")?;
         let log = std::fs::File::create(self.dir.join(format!("{role}.log")))
@@ -150,10 +158,23 @@ impl LocalGrid {
             .arg("-jar")
             .arg(&jar)
             .args(args)
-            .args(["--host", "127.0.0.1", "--selenium-manager", "false"])
-            .args(["--override-max-sessions", "true"])
+            .args(["--host", "127.0.0.1"])
+            // A hub has no node of its own: no driver or session options.
+            .args(if role == "hub" {
+                &[][..]
+            } else {
+                &[
+                    "--selenium-manager",
+                    "false",
+                    "--override-max-sessions",
+                    "true",
+                ][..]
+            })
             // The browsers' profiles go here too: a leftover is found by it.
             .env("TMPDIR", &self.dir)
+            // Selenium Manager runs for a session that names a browser binary, even with
+            // --selenium-manager false, and tries the network unless it is offline.
+            .env("SE_OFFLINE", "true")
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(err)
@@ -164,6 +185,7 @@ impl LocalGrid {
             role: role.to_owned(),
             child,
             killed: false,
+            port,
         });
         Ok(())
     }
@@ -213,21 +235,63 @@ impl LocalGrid {
         self.kill_leftovers_of(Some(&role));
     }
 
+    /// Which node (`i` of [`LocalGrid::hub_and_nodes`]) holds session `id`, by the Grid's
+    /// `/status`.
+    pub fn node_of(&self, id: &str) -> Option<usize> {
+        let status = status(&self.url).ok()?;
+        let nodes = status["value"]["nodes"].as_array()?;
+        let node = nodes.iter().find(|n| {
+            n["slots"]
+                .as_array()
+                .is_some_and(|slots| slots.iter().any(|s| s["session"]["sessionId"] == id))
+        })?;
+        let uri = node["uri"].as_str()?;
+        let port: u16 = uri.rsplit(':').next()?.trim_end_matches('/').parse().ok()?;
+        let role = &self.servers.iter().find(|s| s.port == port)?.role;
+        role.strip_prefix("node-")?.parse().ok()
+    }
+
+    /// Stops the Grid (as dropping it does) and returns what was still running of it once
+    /// its servers were gone (then killed): a clean run returns nothing.
+    pub fn stop(mut self) -> Vec<String> {
+        self.stop_servers();
+        let left = self.leftovers();
+        self.kill_leftovers_of(None);
+        left
+    }
+
+    /// SIGTERM to every server's group, SIGKILL to those still there after 10 s.
+    fn stop_servers(&mut self) {
+        // Nodes first, so the hub does not wait on them; then the rest.
+        for s in self.servers.iter().rev().filter(|s| !s.killed) {
+            signal_group(&s.child, "TERM");
+        }
+        let end = Instant::now() + Duration::from_secs(10);
+        for s in self.servers.iter_mut().filter(|s| !s.killed) {
+            while Instant::now() < end && matches!(s.child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            signal_group(&s.child, "KILL");
+            let _ = s.child.wait();
+            s.killed = true;
+        }
+    }
+
     /// The processes still running that this Grid started, as `pid command` lines:
     /// anything in its process groups or using its temp directory, but its own servers.
     pub fn leftovers(&self) -> Vec<String> {
-        let servers: Vec<u32> = self
+        let groups: Vec<u32> = self.servers.iter().map(|s| s.child.id()).collect();
+        let running: Vec<u32> = self
             .servers
             .iter()
             .filter(|s| !s.killed)
             .map(|s| s.child.id())
             .collect();
+        let dir = self.dir.to_string_lossy().into_owned();
         processes()
             .into_iter()
-            .filter(|p| !servers.contains(&p.pid))
-            .filter(|p| {
-                servers.contains(&p.pgid) || p.cmdline.contains(&*self.dir.to_string_lossy())
-            })
+            .filter(|p| !running.contains(&p.pid))
+            .filter(|p| groups.contains(&p.pgid) || p.cmdline.contains(&dir))
             .map(|p| {
                 format!(
                     "{} {}",
@@ -266,19 +330,7 @@ impl LocalGrid {
 
 impl Drop for LocalGrid {
     fn drop(&mut self) {
-        // Nodes first, so the hub does not wait on them; then the rest.
-        for s in self.servers.iter().rev().filter(|s| !s.killed) {
-            signal_group(&s.child, "TERM");
-        }
-        let end = Instant::now() + Duration::from_secs(10);
-        for s in self.servers.iter_mut().filter(|s| !s.killed) {
-            while Instant::now() < end && matches!(s.child.try_wait(), Ok(None)) {
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            signal_group(&s.child, "KILL");
-            let _ = s.child.wait();
-            s.killed = true;
-        }
+        self.stop_servers();
         self.kill_leftovers_of(None);
         let _ = std::fs::remove_dir_all(&self.dir);
     }
