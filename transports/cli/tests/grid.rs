@@ -57,6 +57,8 @@ struct Sidecar {
     lines: Receiver<Value>,
     stderr: Receiver<String>,
     seen: Vec<Value>,
+    /// Lines not yet matched (lines of concurrent commands may interleave).
+    backlog: Vec<Value>,
 }
 
 impl Sidecar {
@@ -92,6 +94,7 @@ impl Sidecar {
             lines,
             stderr: errs,
             seen: Vec::new(),
+            backlog: Vec::new(),
         }
     }
 
@@ -102,6 +105,9 @@ impl Sidecar {
     }
 
     fn expect(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&pred) {
+            return self.backlog.remove(i);
+        }
         let end = Instant::now() + WAIT;
         loop {
             let left = end.saturating_duration_since(Instant::now());
@@ -113,6 +119,7 @@ impl Sidecar {
             if pred(&v) {
                 return v;
             }
+            self.backlog.push(v);
         }
     }
 
