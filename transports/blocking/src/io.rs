@@ -73,6 +73,10 @@ impl Socket {
                 }
                 Ok(_) => {}
                 Err(tungstenite::Error::Io(e)) if e.kind() == ErrorKind::WouldBlock => break None,
+                // An abrupt end is no broken protocol: only garbage in the stream is.
+                Err(tungstenite::Error::Protocol(
+                    e @ tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
+                )) => break Some(format!("the WebSocket failed: {e}")),
                 Err(tungstenite::Error::Protocol(e)) => break Some(broken_stream(&e.to_string())),
                 Err(e) => break Some(format!("the WebSocket failed: {e}")),
             }

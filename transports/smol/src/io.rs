@@ -71,6 +71,10 @@ pub(crate) async fn run(
                         Some(format!("the browser closed the WebSocket ({frame:?})"))
                     }
                     Wake::Message(Some(Ok(_))) | Wake::Request(None) | Wake::Timer => None,
+                    // An abrupt end is no broken protocol: only garbage in the stream is.
+                    Wake::Message(Some(Err(tungstenite::Error::Protocol(
+                        e @ tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
+                    )))) => Some(format!("the WebSocket failed: {e}")),
                     Wake::Message(Some(Err(tungstenite::Error::Protocol(e)))) => {
                         Some(broken_stream(&e.to_string()))
                     }

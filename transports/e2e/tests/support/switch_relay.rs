@@ -105,10 +105,13 @@ impl SwitchRelay {
         }
     }
 
-    /// Writes `bytes` to every client as if the server had sent them.
-    pub fn write_to_clients(&self, bytes: &[u8]) {
-        for (c, _) in self.live.lock().unwrap().iter_mut() {
-            let _ = c.write_all(bytes);
+    /// Writes `bytes` to every client as if the server had sent them, then ends those
+    /// connections (as a server does after writing an HTTP status into the stream).
+    pub fn write_to_clients_and_close(&self, bytes: &[u8]) {
+        for (c, s) in self.live.lock().unwrap().drain(..) {
+            let _ = (&c).write_all(bytes);
+            let _ = c.shutdown(Shutdown::Both);
+            let _ = s.shutdown(Shutdown::Both);
         }
     }
 }
