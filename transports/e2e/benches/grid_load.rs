@@ -108,14 +108,18 @@ fn main() {
     let top = site.top_url(false);
     let run_for = Duration::from_secs(seconds);
     let (clients_held, rss_held, elapsed) = smol::block_on(executor.run(async {
-        let options = || Options {
+        // GRID_LOAD_RECORD=DIR: each session's trace in DIR/SESSION.jsonl.
+        let record = std::env::var_os("GRID_LOAD_RECORD").map(std::path::PathBuf::from);
+        let options = |id: &str| Options {
             heartbeat: Some(Duration::from_secs(2)),
             connect_timeout: Duration::from_secs(60),
+            record: record.as_ref().map(|d| d.join(format!("{id}.jsonl"))),
             ..Options::default()
         };
         let mut clients = Vec::new();
         for (session, &node) in created.iter().zip(&nodes) {
-            match Client::connect_local(&executor, session.cdp_url(), options(), None).await {
+            let options = options(session.id());
+            match Client::connect_local(&executor, session.cdp_url(), options, None).await {
                 Ok(c) => clients.push((Rc::new(c), node)),
                 Err(e) => {
                     let mut t = tally.borrow_mut();
