@@ -18,7 +18,7 @@
 
 mod devtools;
 
-pub use devtools::resolve;
+pub use devtools::{resolve, resolve_with};
 
 use std::fs;
 use std::io;

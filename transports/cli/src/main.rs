@@ -9,6 +9,7 @@
 
 mod args;
 mod mcp_server;
+mod remote;
 mod replay;
 mod watch;
 

@@ -49,6 +49,8 @@ struct Started {
     /// A browser launched with a window (`--headed`); the client's own launch is headless.
     /// Dropped after the client.
     headed_browser: Option<Browser>,
+    /// The Grid session (`--grid`), deleted when dropped, after the client.
+    grid: Option<cdp_supervisor_grid::GridSession>,
     /// The local fallback's warning, for the next result.
     warning: Option<String>,
 }
@@ -58,6 +60,7 @@ impl Started {
         Started {
             client,
             headed_browser: None,
+            grid: None,
             warning: None,
         }
     }
@@ -70,10 +73,27 @@ fn start_browser(args: &Args) -> Result<Started, String> {
         config: config(args),
         ..Options::default()
     };
-    match &args.cdp {
-        Some(url) => match Client::connect(url, options()) {
-            Ok(client) => Ok(Started::client(client)),
+    let remote = match crate::remote::remote(args) {
+        Err(e) if args.fallback_local => {
+            let warning = format!("{e}; supervising a local headless Chromium instead");
+            eprintln!("cdp-supervise: warning: {warning}");
+            let client = Client::launch(options())
+                .map_err(|e| format!("could not launch the local Chromium either: {e}"))?;
+            return Ok(Started {
+                warning: Some(warning),
+                ..Started::client(client)
+            });
+        }
+        remote => remote?,
+    };
+    match remote {
+        Some(remote) => match crate::remote::connect(args, &remote, None) {
+            Ok(client) => Ok(Started {
+                grid: remote.grid,
+                ..Started::client(client)
+            }),
             Err(e) if args.fallback_local => {
+                let url = &remote.url;
                 let warning = fallback_warning(url, &e);
                 eprintln!("cdp-supervise: warning: {warning}");
                 let client = Client::launch(options())
@@ -83,7 +103,7 @@ fn start_browser(args: &Args) -> Result<Started, String> {
                     ..Started::client(client)
                 })
             }
-            Err(e) => Err(unreachable_error(url, &e)),
+            Err(e) => Err(unreachable_error(&remote.url, &e)),
         },
         None if args.headed => {
             let browser = Browser::launch_headed().map_err(|e| {
@@ -109,6 +129,8 @@ struct Session<'a> {
     /// A browser launched with a window (`--headed`); the client's own launch is headless.
     /// Dropped after the client.
     headed_browser: Option<Browser>,
+    /// The Grid session (`--grid`), deleted when dropped, after the client.
+    grid: Option<cdp_supervisor_grid::GridSession>,
     /// The start begun with the server (not with `--lazy`), until a call needs it.
     starting: Option<JoinHandle<Result<Started, String>>>,
     /// Closed dialogs already named in a result (a subset of the snapshot's recent ones).
@@ -127,6 +149,7 @@ impl<'a> Session<'a> {
             args,
             client: None,
             headed_browser: None,
+            grid: None,
             starting: None,
             reported_closed: HashSet::new(),
             warning: None,
@@ -165,6 +188,7 @@ impl<'a> Session<'a> {
             };
             self.client = Some(started.client);
             self.headed_browser = started.headed_browser;
+            self.grid = started.grid;
             self.warning = started.warning;
         }
         self.client.as_ref().ok_or_else(|| "no browser".to_owned())
@@ -175,15 +199,20 @@ impl<'a> Session<'a> {
         if let Some(Ok(started)) = self.started_early() {
             self.client = Some(started.client);
             self.headed_browser = started.headed_browser;
+            self.grid = started.grid;
         }
         let client = self.client.take()?;
         let launched = client.browser().is_some() || self.headed_browser.is_some();
         let _ = client.stop();
         drop(client);
         drop(self.headed_browser.take());
+        // A Grid session is deleted (the Grid closes its browser).
+        let grid = self.grid.take().map(drop).is_some();
         self.reported_closed.clear();
         self.tabs_seen.clear();
-        Some(if launched {
+        Some(if grid {
+            "Deleted the Selenium Grid session (the Grid closes its browser).".into()
+        } else if launched {
             "Closed the browser this server launched.".into()
         } else {
             "Detached from the browser (it was not launched by this server, so it stays running)."
@@ -833,9 +862,9 @@ pub fn serve(args: Args) -> Result<(), Failure> {
         eprintln!("cdp-supervise: MCP server on stdio; the browser starts on the first tool call");
     } else {
         session.start_early();
-        let what = match args.cdp {
-            Some(_) => "connecting to the browser",
-            None => "the browser is starting",
+        let what = match (&args.cdp, &args.remote.grid) {
+            (None, None) => "the browser is starting",
+            _ => "connecting to the browser",
         };
         eprintln!("cdp-supervise: MCP server on stdio; {what}");
     }

@@ -17,8 +17,9 @@ use cdp_supervisor_blocking::{
 };
 use serde_json::{json, Value};
 
-use crate::args::{config, fallback_warning, runtime, unreachable_error, Args, Failure};
+use crate::args::{client_options, fallback_warning, runtime, unreachable_error, Args, Failure};
 use crate::emit;
+use crate::remote::{connect as connect_remote, on_signal, remote};
 
 /// How long `watch` waits for the page to be live before navigating it.
 const LIVE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -34,9 +35,8 @@ enum Input {
 
 pub fn watch(args: Args) -> Result<(), Failure> {
     let options = Options {
-        config: config(&args),
         record: args.record.clone(),
-        ..Options::default()
+        ..client_options(&args)
     };
     let demo = if args.demo {
         Some(DemoSite::start().map_err(|e| runtime(format!("cannot serve the demo site: {e}")))?)
@@ -58,23 +58,32 @@ pub fn watch(args: Args) -> Result<(), Failure> {
         Client::connect_with_events(url, options.clone(), events_tx)
             .map_err(|e| runtime(e.to_string()))
     };
-    let (browser, client) = match &args.cdp {
-        Some(url) => match Client::connect_with_events(url, options.clone(), events_tx.clone()) {
+    let fallback = |warning: String, events_tx| -> Result<(Option<Browser>, Client), Failure> {
+        eprintln!("cdp-supervise: warning: {warning}");
+        emit(&json!({"type": "warning", "message": warning}).to_string());
+        let (b, local) = launch()?;
+        Ok((Some(b), connect(&local, events_tx)?))
+    };
+    // The Grid session (with --grid) lives until the client is stopped and dropped: it is
+    // deleted when `grid` drops, on every path out of here.
+    let mut grid = None;
+    let (browser, client) = match remote(&args) {
+        Ok(Some(remote)) => match connect_remote(&args, &remote, Some(events_tx.clone())) {
             Ok(client) => {
                 // Only the client may hold the sender: the printer ends when it closes.
                 drop(events_tx);
+                grid = remote.grid;
                 (None, client)
             }
             Err(e) if args.fallback_local => {
-                let warning = fallback_warning(url, &e);
-                eprintln!("cdp-supervise: warning: {warning}");
-                emit(&json!({"type": "warning", "message": warning}).to_string());
-                let (b, local) = launch()?;
-                (Some(b), connect(&local, events_tx)?)
+                drop(remote);
+                fallback(fallback_warning(&named_endpoint(&args), &e), events_tx)?
             }
-            Err(e) => return Err(runtime(unreachable_error(url, &e))),
+            Err(e) => return Err(runtime(unreachable_error(&remote.url, &e))),
         },
-        None => {
+        Err(e) if args.fallback_local => fallback(e, events_tx)?,
+        Err(e) => return Err(runtime(e)),
+        Ok(None) => {
             let (b, local) = launch()?;
             (Some(b), connect(&local, events_tx)?)
         }
@@ -131,6 +140,7 @@ pub fn watch(args: Args) -> Result<(), Failure> {
             let _ = client.stop();
             drop(client);
             let _ = printer.join();
+            drop(grid);
             return Err(runtime(e));
         }
         if demo.is_some() {
@@ -143,6 +153,8 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     // A read of stdin cannot be interrupted, so this thread is not joined: it ends at
     // end of input, or with the process. Lines are bytes capped at MAX_LINE: a line that
     // is not UTF-8 or too long is answered, never the end of the session.
+    let signal_tx = input_tx.clone();
+    on_signal(move || drop(signal_tx.send(Input::Eof)));
     let stdin_tx = input_tx;
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
@@ -178,12 +190,22 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     });
     drop(client);
     let _ = printer.join();
+    drop(grid);
     drop(browser);
     drop(demo);
     match failure {
         Some(f) => Err(f),
         None => Ok(()),
     }
+}
+
+/// The endpoint the flags name, for a warning.
+fn named_endpoint(args: &Args) -> String {
+    args.remote
+        .grid
+        .clone()
+        .or_else(|| args.cdp.clone())
+        .unwrap_or_default()
 }
 
 fn open_page(client: &Client, page: &str) -> Result<(), String> {

@@ -63,7 +63,22 @@ pub struct Options {
     /// How long `connect` and `launch` wait for the page to be attached and live before
     /// they fail, saying what did not happen (default 15 s).
     pub connect_timeout: Duration,
+    /// Probe the browser after this long without a message from it, and treat the
+    /// connection as lost when the probe goes unanswered (`None`: never; default
+    /// [`HEARTBEAT`]). See [`HEARTBEAT_DEADLINE`](crate::HEARTBEAT_DEADLINE).
+    pub heartbeat: Option<Duration>,
+    /// Extra headers for the WebSocket upgrade and the `/json/version` lookup (a hosted
+    /// browser's `Authorization`); `Debug` shows their names only.
+    pub headers: crate::headers::CdpHeaders,
 }
+
+/// The default silence after which the heartbeat probes the browser.
+///
+/// ```
+/// assert_eq!(cdp_supervisor_driver::HEARTBEAT.as_secs(), 15);
+/// assert_eq!(cdp_supervisor_driver::Options::default().heartbeat, Some(cdp_supervisor_driver::HEARTBEAT));
+/// ```
+pub const HEARTBEAT: Duration = Duration::from_secs(15);
 
 impl Default for Options {
     fn default() -> Self {
@@ -73,6 +88,8 @@ impl Default for Options {
             reconnect: true,
             settle_timeout: SETTLE_TIMEOUT,
             connect_timeout: CONNECT_TIMEOUT,
+            heartbeat: Some(HEARTBEAT),
+            headers: Default::default(),
         }
     }
 }
