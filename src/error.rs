@@ -130,6 +130,15 @@ pub enum CommandError {
         /// The tab.
         tab_id: String,
     },
+    /// The frame is an OOPIF whose renderer crashed: nothing on its session answers, so
+    /// the command was not sent.
+    #[error("frame {frame_id} crashed (its renderer is gone) and answers nothing, so {method} was not sent; reload the tab (recover) or set the iframe's src again from its parent, then take a fresh snapshot")]
+    FrameCrashed {
+        /// The crashed frame.
+        frame_id: String,
+        /// The method that was not sent.
+        method: String,
+    },
     /// No tab has that id (it closed, or never was).
     #[error("no tab {tab_id}: it closed or never was; list the tabs and pick one of theirs")]
     NoSuchTab {

@@ -7,7 +7,7 @@
 //! `no_such_frame`, `not_attached` (no page yet: wait for page.state "live"),
 //! `too_many_in_flight`, `no_dialog`, `answer_in_flight`, `wedged` (call recover),
 //! `closed_by_browser`, `malformed_input` (a browser message the core ignored),
-//! `crashed` (the tab's renderer crashed: recover it), `no_such_tab`. Other
+//! `crashed` (the tab's renderer, or a crashed OOPIF's: recover it), `no_such_tab`. Other
 //! layers add their own: `exception`, `blocked`, `stale_ref`.
 
 use crate::error::{CommandError, DialogError, InputError};
@@ -31,7 +31,7 @@ impl CommandError {
             CommandError::NotAttached => "not_attached",
             CommandError::TooManyInFlight { .. } => "too_many_in_flight",
             CommandError::ParamsNotObject { .. } => "bad_request",
-            CommandError::Crashed { .. } => "crashed",
+            CommandError::Crashed { .. } | CommandError::FrameCrashed { .. } => "crashed",
             CommandError::NoSuchTab { .. } => "no_such_tab",
         }
     }

@@ -598,7 +598,7 @@ fn command_code(e: &CommandError) -> &'static str {
         CommandError::SessionGone { .. } | CommandError::NotAttached => "session_gone",
         CommandError::Disconnected { .. } => "disconnected",
         CommandError::UnknownFrame { .. } | CommandError::NotAnOopif { .. } => "no_such_frame",
-        CommandError::Crashed { .. } => "crashed",
+        CommandError::Crashed { .. } | CommandError::FrameCrashed { .. } => "crashed",
         CommandError::NoSuchTab { .. } => "no_such_tab",
         _ => "bad_request",
     }

@@ -167,6 +167,13 @@ pub(crate) fn plan(
             }
         }
     };
+    if let Some(frame_id) = tab.crashed_oopif_of(&session) {
+        return Err(CommandError::FrameCrashed {
+            frame_id,
+            method: "Runtime.evaluate".into(),
+        }
+        .into());
+    }
     if let Some(s) = tab.sessions.get(&session) {
         if s.crashed || !matches!(s.kind, TargetKind::Page | TargetKind::Iframe) {
             return Err(CommandError::SessionGone {
