@@ -7,7 +7,8 @@
 //! `no_such_frame`, `not_attached` (no page yet: wait for page.state "live"),
 //! `too_many_in_flight`, `no_dialog`, `answer_in_flight`, `wedged` (call recover),
 //! `closed_by_browser`, `malformed_input` (a browser message the core ignored),
-//! `crashed` (the tab's renderer, or a crashed OOPIF's: recover it), `no_such_tab`. Other
+//! `crashed` (the tab's renderer, or a crashed OOPIF's: recover it), `no_such_tab`,
+//! `url_refused` (the URL policy shut that door: the message names the flag). Other
 //! layers add their own: `exception`, `blocked`, `stale_ref`.
 
 use crate::error::{CommandError, DialogError, InputError};
@@ -33,6 +34,7 @@ impl CommandError {
             CommandError::ParamsNotObject { .. } => "bad_request",
             CommandError::Crashed { .. } | CommandError::FrameCrashed { .. } => "crashed",
             CommandError::NoSuchTab { .. } => "no_such_tab",
+            CommandError::UrlRefused(_) => "url_refused",
         }
     }
 }

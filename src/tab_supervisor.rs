@@ -469,6 +469,14 @@ impl TabSupervisor {
         action: Action,
         options: ActOptions,
     ) -> Result<CommandId, ActError> {
+        // Where an agent may go: checked before anything is sent, so a refused
+        // navigation leaves the page where it was.
+        if let crate::act::Action::Navigate { url } = &action {
+            env.config
+                .url_policy
+                .check(url)
+                .map_err(CommandError::UrlRefused)?;
+        }
         self.check_not_crashed()?;
         self.cascade(out, env).begin_act(action, options)
     }

@@ -600,6 +600,7 @@ fn command_code(e: &CommandError) -> &'static str {
         CommandError::UnknownFrame { .. } | CommandError::NotAnOopif { .. } => "no_such_frame",
         CommandError::Crashed { .. } | CommandError::FrameCrashed { .. } => "crashed",
         CommandError::NoSuchTab { .. } => "no_such_tab",
+        CommandError::UrlRefused(_) => "url_refused",
         _ => "bad_request",
     }
 }

@@ -766,11 +766,19 @@ impl ActFlow {
                 return self.input(ctx);
             }
             step::NAVIGATE => {
-                if let Some(error) = v.get("errorText").and_then(Value::as_str) {
-                    let url = match &self.action {
-                        Action::Navigate { url } => url.clone(),
-                        _ => String::new(),
-                    };
+                let url = match &self.action {
+                    Action::Navigate { url } => url.clone(),
+                    _ => String::new(),
+                };
+                let script = crate::url_policy::scheme_of(&url).as_deref() == Some("javascript");
+                if script {
+                    // A `javascript:` URL runs in the page and commits nothing: Chromium
+                    // answers `net::ERR_ABORTED` while the script runs (see
+                    // [chromium_facts](crate::manual::chromium_facts)). Not a failure: the
+                    // action settles like any other, and a dialog the script opened ends
+                    // the wait at once and is named in the result.
+                    self.nav_started = false;
+                } else if let Some(error) = v.get("errorText").and_then(Value::as_str) {
                     return self.fail(
                         ctx,
                         ActError::Command(CommandError::Cdp {
@@ -784,7 +792,7 @@ impl ActFlow {
                 if v.get("loaderId").is_none() {
                     self.nav_started = false;
                 }
-                self.navigated = true;
+                self.navigated = !script;
             }
             step::HISTORY => {
                 let current = v.get("currentIndex").and_then(Value::as_u64);

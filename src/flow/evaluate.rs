@@ -435,7 +435,12 @@ impl EvaluateFlow {
             return FlowStatus::Running;
         }
         self.send_quiet(ctx, "Runtime.terminateExecution", json!({}));
-        self.finish(ctx, Err(self.timeout(true)))
+        // Nothing answered: termination is asked for, not known to have happened.
+        let error = EvalError::NoAnswer {
+            target: self.plan.target.clone(),
+            budget_ms: self.budget_ms,
+        };
+        self.finish(ctx, Err(error))
     }
 
     /// Cancelled (a planned stop): terminate whatever runs, answer `cancelled`.
@@ -577,6 +582,7 @@ impl EvaluateFlow {
         let late = matches!(
             &outcome,
             Err(EvalError::Timeout { .. }
+                | EvalError::NoAnswer { .. }
                 | EvalError::Cancelled { .. }
                 | EvalError::Blocked { .. })
         );

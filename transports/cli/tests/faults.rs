@@ -3,14 +3,20 @@
 //! - `kill -9` of `cdp-supervise watch` or `cdp-supervise mcp` leaves no Chromium of theirs
 //!   running and no profile directory behind (the launcher's reaper, see
 //!   `cdp-supervisor-chromium`), and a normal exit still cleans up.
+//! - A browser killed and another started behind the same endpoint (a loopback relay in
+//!   the test): `watch` reconnects, says `fresh_browser` on stdout, and supervises the new
+//!   browser's page.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use cdp_supervisor_chromium::find_chromium;
+use cdp_supervisor_chromium::{find_chromium, Browser};
+use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cdp-supervise");
 
@@ -219,18 +225,168 @@ fn a_start_sweeps_profiles_whose_launcher_is_gone() {
     assert!(removed >= 1);
 }
 
-/// Reads stderr lines of a child until one contains `needle` (used by later tests).
-#[allow(dead_code)]
-fn stderr_line(child: &mut Child, needle: &'static str) -> mpsc::Receiver<String> {
-    let stderr = child.stderr.take().expect("stderr piped");
+/// A loopback TCP relay whose upstream port can change: the endpoint stays, the browser
+/// behind it is replaced. Each connection is piped to the upstream of the moment.
+struct SwitchRelay {
+    port: u16,
+    upstream: Arc<AtomicU16>,
+}
+
+impl SwitchRelay {
+    fn start(upstream: u16) -> SwitchRelay {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let upstream = Arc::new(AtomicU16::new(upstream));
+        let to = upstream.clone();
+        // Ends with the test process (the listener is never closed before).
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { continue };
+                let Ok(server) = TcpStream::connect(("127.0.0.1", to.load(Ordering::SeqCst)))
+                else {
+                    let _ = client.shutdown(Shutdown::Both);
+                    continue;
+                };
+                let pipe = |mut from: TcpStream, mut to: TcpStream| {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(Shutdown::Both);
+                        let _ = from.shutdown(Shutdown::Both);
+                    });
+                };
+                pipe(client.try_clone().unwrap(), server.try_clone().unwrap());
+                pipe(server, client);
+            }
+        });
+        SwitchRelay { port, upstream }
+    }
+
+    fn switch_to(&self, upstream: u16) {
+        self.upstream.store(upstream, Ordering::SeqCst);
+    }
+}
+
+/// The JSON lines of a child's stdout, as they come.
+fn stdout_lines(child: &mut Child) -> mpsc::Receiver<Value> {
+    let stdout = child.stdout.take().expect("stdout piped");
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            eprintln!("{line}");
-            if line.contains(needle) {
-                let _ = tx.send(line);
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let v: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+            if tx.send(v).is_err() {
+                return;
             }
         }
     });
     rx
+}
+
+/// Waits for a line matching `pred`; the lines before it are kept in `seen`.
+fn expect_line(
+    lines: &mpsc::Receiver<Value>,
+    seen: &mut Vec<Value>,
+    what: &str,
+    within: Duration,
+    pred: impl Fn(&Value) -> bool,
+) -> Value {
+    let end = Instant::now() + within;
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        let v = lines
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("no line for {what}; seen: {seen:#?}"));
+        seen.push(v.clone());
+        if pred(&v) {
+            return v;
+        }
+    }
+}
+
+/// The browser behind the endpoint is killed and a new one started behind the same
+/// endpoint: `watch` reconnects, prints `fresh_browser` on stdout (naming the old tab and
+/// the new one), supervises the new browser's page (live, commands answered there), and
+/// carries nothing of the old tab over.
+#[test]
+fn a_new_browser_behind_the_same_endpoint_is_supervised_with_a_fresh_browser_warning() {
+    if !chromium_for_test("faults-fresh-browser") {
+        return;
+    }
+    let first = Browser::launch().expect("launch Chromium");
+    let relay = SwitchRelay::start(first.port());
+    let endpoint = format!("http://127.0.0.1:{}", relay.port);
+    let mut watch = Killed(
+        Command::new(BIN)
+            .args(["watch", "--cdp", &endpoint])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap(),
+    );
+    let lines = stdout_lines(&mut watch.0);
+    let mut seen = Vec::new();
+    let live = |v: &Value| v["op"] == "page" && v["page"]["state"] == "live";
+    let old_tab =
+        expect_line(&lines, &mut seen, "page live", WAIT, live)["page"]["target_id"].clone();
+    let mut stdin = watch.0.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"id": 1, "cmd": "cdp", "method": "Runtime.evaluate",
+        "params": {"expression": "window.mark = 'old'; 1"}})
+    )
+    .unwrap();
+    expect_line(&lines, &mut seen, "the mark set", WAIT, |v| v["id"] == 1);
+
+    drop(first); // killed, profile removed
+    let second = Browser::launch().expect("launch the second Chromium");
+    relay.switch_to(second.port());
+
+    let warning = expect_line(&lines, &mut seen, "fresh_browser", WAIT, |v| {
+        v["type"] == "warning"
+    });
+    assert_eq!(warning["code"], "fresh_browser", "{warning}");
+    assert_eq!(warning["old_tab_id"], old_tab, "{warning}");
+    assert!(
+        warning["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("nothing of it carries over")),
+        "{warning}"
+    );
+    let new_tab = warning["tab_id"].clone();
+    assert!(new_tab.is_string() && new_tab != old_tab, "{warning}");
+    let page = expect_line(&lines, &mut seen, "the new page live", WAIT, live);
+    assert_eq!(page["page"]["target_id"], new_tab, "{page}");
+
+    writeln!(
+        stdin,
+        "{}",
+        json!({"id": 2, "cmd": "cdp", "method": "Runtime.evaluate",
+        "params": {"expression": "typeof window.mark", "returnByValue": true}})
+    )
+    .unwrap();
+    let r = expect_line(&lines, &mut seen, "evaluate on the new page", WAIT, |v| {
+        v["id"] == 2
+    });
+    assert_eq!(
+        r["result"]["result"]["value"], "undefined",
+        "a new page: {r}"
+    );
+    writeln!(stdin, "{}", json!({"id": 3, "cmd": "tabs"})).unwrap();
+    let tabs = expect_line(&lines, &mut seen, "tabs", WAIT, |v| v["id"] == 3);
+    let ids: Vec<&Value> = tabs["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["tab_id"])
+        .collect();
+    assert!(!ids.contains(&&old_tab), "the old tab is gone: {tabs}");
+    drop(stdin);
+    let end = Instant::now() + WAIT;
+    while watch.0.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < end, "watch did not exit at end of input");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(second);
 }
