@@ -183,6 +183,18 @@ pub enum Warning {
         /// Why, in CDP's words or the deadline's.
         message: String,
     },
+    /// The page started a navigation of its top frame (a link, a script, a popup's first
+    /// load) to where the URL policy does not let an agent go: it was stopped before it
+    /// committed, so the page stayed where it was, or the popup (`tab_closed`) was closed.
+    #[error("tab {tab_id}: the page's {refused}{}", if *.tab_closed { " (the popup was closed)" } else { "" })]
+    NavigationRefused {
+        /// The tab.
+        tab_id: String,
+        /// What was refused and why, naming the flag that would allow it.
+        refused: crate::url_policy::UrlRefused,
+        /// The tab was a popup that had shown nothing yet: it was closed.
+        tab_closed: bool,
+    },
     /// An answer the policy or the watchdog sent failed (an embedder's answer reports
     /// through [`Event::DialogAnswered`] instead).
     #[error("{by} could not answer {dialog_id}: {error}")]
@@ -223,6 +235,7 @@ impl Warning {
             Warning::DialogAnswerFailed { .. } => "dialog_answer_failed",
             Warning::FreshBrowser { .. } => "fresh_browser",
             Warning::NoTabAfterReconnect { .. } => "no_tab_after_reconnect",
+            Warning::NavigationRefused { .. } => "navigation_refused",
         }
     }
 

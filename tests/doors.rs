@@ -134,3 +134,104 @@ fn origins_restrict_http_navigations() {
     let e = navigate(&mut h, "http://a.test:8080/").unwrap_err();
     assert!(e.to_string().contains("--blocked-origins"), "{e}");
 }
+
+fn warnings(h: &Harness) -> Vec<cdp_supervisor::Warning> {
+    h.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Warning(w) => Some(w.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Blocks `http://blocked.test` (and shuts every door, as an agent's server does).
+fn guarded() -> Harness {
+    let mut config = Config::default();
+    let mut policy = UrlPolicy::agent();
+    policy.set_blocked_origins("blocked.test");
+    config.url_policy = policy;
+    Harness::attached(config)
+}
+
+#[test]
+fn a_link_to_a_blocked_origin_is_stopped_before_it_commits() {
+    let mut h = guarded();
+    let id = h
+        .sup
+        .act(
+            h.now,
+            Action::Click {
+                target: cdp_supervisor::act::Target::Point { x: 5.0, y: 5.0 },
+            },
+            ActOptions::default(),
+        )
+        .unwrap();
+    h.drain();
+    // As recorded (e2e/raw-doors.jsonl, scenario 5): requested, then started.
+    h.event(harness::PS, "Page.frameRequestedNavigation",
+        r#"{"frameId":"PAGE","reason":"anchorClick","url":"http://blocked.test/x?k=SECRET","disposition":"currentTab"}"#);
+    let stop = h.last_sent("Page.stopLoading");
+    assert_eq!(stop.session_id.as_deref(), Some(harness::PS));
+    let w = warnings(&h);
+    assert!(w.iter().any(|w| w.code() == "navigation_refused"), "{w:?}");
+    assert!(!w[0].to_string().contains("SECRET"), "{}", w[0]);
+    h.event(harness::PS, "Page.frameStartedNavigating",
+        r#"{"frameId":"PAGE","url":"http://blocked.test/x","loaderId":"L9","navigationType":"differentDocument"}"#);
+    // The action does not wait for a load that will not come: it settles on quiet.
+    for c in h
+        .sent_with("Input.dispatchMouseEvent")
+        .iter()
+        .map(|c| c.id)
+        .collect::<Vec<_>>()
+    {
+        h.reply(c, "{}");
+    }
+    h.advance(0.6);
+    if let Some(shot) = h.sent_with("Page.captureScreenshot").last().map(|c| c.id) {
+        h.reply(shot, r#"{"data":"UklGRg=="}"#);
+        let title = h.last_sent("Runtime.evaluate").id;
+        h.reply(title, r#"{"result":{"type":"string","value":"T"}}"#);
+    }
+    let r = result(&h, id).expect("settled").unwrap();
+    assert!(r.settled, "{r:?}");
+    let why = r.navigation_refused.expect("the result names the refusal");
+    assert!(why.contains("--blocked-origins"), "{why}");
+}
+
+#[test]
+fn an_allowed_link_and_an_iframe_navigation_are_left_alone() {
+    let mut h = guarded();
+    h.event(harness::PS, "Page.frameRequestedNavigation",
+        r#"{"frameId":"PAGE","reason":"anchorClick","url":"http://fine.test/","disposition":"currentTab"}"#);
+    h.event(harness::PS, "Page.frameStartedNavigating",
+        r#"{"frameId":"CHILD","url":"http://blocked.test/","loaderId":"L1","navigationType":"differentDocument"}"#);
+    assert!(h.sent_with("Page.stopLoading").is_empty());
+    assert!(warnings(&h).is_empty());
+}
+
+#[test]
+fn a_popup_to_a_shut_door_is_closed_before_it_shows_anything() {
+    let mut h = guarded();
+    // A popup of PAGE (fact 23: attached at browser level, paused, url ''), then its first
+    // navigation on its own session.
+    h.recv(r#"{"method":"Target.attachedToTarget","params":{"sessionId":"S-POP","targetInfo":{"targetId":"POP","type":"page","url":"","title":"","canAccessOpener":false,"openerId":"PAGE"},"waitingForDebugger":true}}"#);
+    h.event("S-POP", "Page.frameStartedNavigating",
+        r#"{"frameId":"POP","url":"http://blocked.test/","loaderId":"L1","navigationType":"differentDocument"}"#);
+    let close = h.last_sent("Target.closeTarget");
+    assert!(
+        close.json.contains("POP") && close.session_id.is_none(),
+        "{}",
+        close.json
+    );
+    assert!(warnings(&h).iter().any(|w| matches!(w,
+        cdp_supervisor::Warning::NavigationRefused { tab_closed: true, tab_id, .. } if tab_id == "POP")));
+}
+
+#[test]
+fn the_library_default_guards_nothing() {
+    let mut h = Harness::attached(Config::default());
+    h.event(harness::PS, "Page.frameStartedNavigating",
+        r#"{"frameId":"PAGE","url":"file:///etc/passwd","loaderId":"L1","navigationType":"differentDocument"}"#);
+    assert!(h.sent_with("Page.stopLoading").is_empty());
+}

@@ -13,6 +13,9 @@ A headless Chromium launched with the flags of `cdp-supervisor-chromium`, one pa
 4. `window.open('chrome://version')` from the page: the popup's attach (paused by
    `waitForDebuggerOnStart`), its url, and whether `Target.closeTarget` before resuming it
    keeps it from loading.
+5. A link to another origin, stopped with `Page.stopLoading` on `frameRequestedNavigation`
+   or `frameStartedNavigating`.
+6. A `target=_blank` popup to it, closed (`Target.closeTarget`) on its first navigation.
 
     python3 doors.py OUT.jsonl [CHROMIUM]
 
@@ -41,12 +44,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "<a id=f href='file:///etc/hostname' style='display:block;width:300px;height:40px'>file</a>"
                 "<a id=c href='chrome://version' style='display:block;width:300px;height:40px'>chrome</a>"
                 "<button id=p onclick=\"window.open('chrome://version')\" style='width:300px;height:40px'>popup</button>"
+                f"<a id=o href='{OTHER['url']}' style='display:block;width:300px;height:40px'>other origin</a>"
+                f"<a id=w href='{OTHER['url']}' target=_blank style='display:block;width:300px;height:40px'>other in a popup</a>"
                 "</body>").encode()
         self.send_response(200)
         self.send_header("content-type", "text/html")
         self.send_header("content-length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+
+OTHER = {}
 
 
 def main():
@@ -56,6 +64,8 @@ def main():
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     page_url = f"http://127.0.0.1:{server.server_address[1]}/"
+    # Another origin (another site): where a blocked-origins list would send nobody.
+    OTHER["url"] = f"http://localhost:{server.server_address[1]}/other"
     profile = tempfile.mkdtemp(prefix="doors-")
     proc = subprocess.Popen([chromium, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -169,6 +179,43 @@ def run(rec, page_url):
         rec.pump_for(1.5)
         show(rec, n, t0, f"4 close={close}", nav + ("Target.targetInfoChanged", "Target.detachedFromTarget",
                                                      "Target.targetDestroyed"))
+
+
+    # 5. A link to another origin, stopped with Page.stopLoading as soon as it is requested.
+    for stop_on in (None, "Page.frameRequestedNavigation", "Page.frameStartedNavigating"):
+        load(page_url)
+        n, t0 = len(rec.events), rec.now()
+        rec.send("Runtime.evaluate", {"expression": "document.getElementById('o').click()"}, page)
+        if stop_on:
+            got = rec.pump_until(lambda e: e.get("method") == stop_on, 3)
+            if got:
+                print(f"5 stop on {stop_on} at +{got[0] - t0:.3f}s url={got[1]['params'].get('url')}")
+                rec.send("Page.stopLoading", {}, page)
+        rec.pump_for(1.0)
+        show(rec, n, t0, f"5 stop_on={stop_on}", nav)
+        print(f"5 stop_on={stop_on} url after: {top_url(rec, page)}")
+
+    # 6. A target=_blank link to another origin: the popup's first navigation.
+    load(page_url)
+    n, t0 = len(rec.events), rec.now()
+    rec.send("Runtime.evaluate", {"expression": "document.getElementById('w').click()", "userGesture": True}, page)
+    got = rec.pump_until(lambda e: is_page(e) and e["params"].get("waitingForDebugger"), 3)
+    if got:
+        info = got[1]["params"]["targetInfo"]
+        sid = got[1]["params"]["sessionId"]
+        print(f"6 popup attached +{got[0] - t0:.3f}s url={info.get('url')!r} opener={info.get('openerId')}")
+        for m, p in (("Page.enable", {}), ("Runtime.runIfWaitingForDebugger", {})):
+            rec.send(m, p, sid)
+        first = rec.pump_until(lambda e: e.get("sessionId") == sid and e.get("method") in
+                               ("Page.frameRequestedNavigation", "Page.frameStartedNavigating"), 3)
+        if first:
+            print(f"6 popup's first {first[1]['method']} +{first[0] - t0:.3f}s url={first[1]['params'].get('url')}")
+            r = rec.reply(rec.send("Target.closeTarget", {"targetId": info["targetId"]}), 5)
+            print(f"6 closeTarget: {json.dumps(r)[:200]}")
+        rec.pump_for(1.0)
+        show(rec, n, t0, "6", nav + ("Target.targetInfoChanged", "Target.detachedFromTarget", "Target.targetDestroyed"))
+    else:
+        print("6 no popup attached")
 
 
 if __name__ == "__main__":
