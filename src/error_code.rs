@@ -8,6 +8,7 @@
 //! `too_many_in_flight`, `no_dialog`, `answer_in_flight`, `wedged` (call recover),
 //! `closed_by_browser`, `malformed_input` (a browser message the core ignored),
 //! `crashed` (the tab's renderer, or a crashed OOPIF's: recover it), `no_such_tab`,
+//! `no_such_context`, `too_many_contexts` (dispose a browser context first),
 //! `url_refused` (the URL policy shut that door: the message names the flag). Other
 //! layers add their own: `exception`, `blocked`, `stale_ref`.
 
@@ -34,6 +35,8 @@ impl CommandError {
             CommandError::ParamsNotObject { .. } => "bad_request",
             CommandError::Crashed { .. } | CommandError::FrameCrashed { .. } => "crashed",
             CommandError::NoSuchTab { .. } => "no_such_tab",
+            CommandError::NoSuchContext { .. } => "no_such_context",
+            CommandError::TooManyContexts { .. } => "too_many_contexts",
             CommandError::UrlRefused(_) => "url_refused",
         }
     }
