@@ -72,6 +72,7 @@
 //! - [`dialog`], [`frame`], [`session`], [`command`]: the tables' types.
 //! - [`snapshot`]: the snapshot and diff types, the `frame_tree` view, [`Mirror`].
 //! - [`bridge`]: the dialog bridge's script and request rules.
+//! - [`url_policy`]: where an agent may go (`file:`, `chrome:`, `javascript:`, origins).
 //! - [`limits`]: every bound in one place.
 //! - [`replay`]: recorded traces and their replay.
 //! - [`manual`]: the Chromium facts the code relies on, and the rules it keeps.
@@ -109,6 +110,7 @@ pub mod snapshot;
 pub mod supervisor;
 mod tab;
 mod tab_supervisor;
+pub mod url_policy;
 pub mod wire;
 
 pub use command::CommandId;

@@ -43,6 +43,8 @@ mod step {
     /// Resuming or detaching a target that is not a tab.
     pub const LET_GO: u16 = 3;
     pub const TARGET_INFO: u16 = 4;
+    /// Opening a tab in a fresh browser that has none (after a reconnect).
+    pub const OPEN_FRESH: u16 = 5;
 }
 
 /// The sans-IO supervisor of a Chromium browser and every tab in it. See the crate docs
@@ -386,6 +388,11 @@ impl Supervisor {
         context_id: Option<&str>,
     ) -> Result<CommandId, CommandError> {
         self.out.advance(now);
+        self.env
+            .config
+            .url_policy
+            .check(url)
+            .map_err(CommandError::UrlRefused)?;
         if let Some(context) = context_id {
             self.check_context(context)?;
         }
@@ -1218,6 +1225,16 @@ impl Supervisor {
                 Ok(())
             }
             (Purpose::Browser(step::GET_TARGETS), Ok(r)) => self.on_targets(r),
+            (Purpose::Browser(step::OPEN_FRESH), Ok(r)) => {
+                let created: cdp::CreateTargetResult<'_> = parse("Target.createTarget", r)?;
+                self.select_when_attached(&created.target_id);
+                Ok(())
+            }
+            (Purpose::Browser(step::OPEN_FRESH), Err(e)) => {
+                let message = e.message;
+                self.out.warn(Warning::NoTabAfterReconnect { message });
+                Ok(())
+            }
             (Purpose::Browser(step::TARGET_INFO), Ok(r)) => {
                 #[derive(serde::Deserialize)]
                 struct Info<'a> {
@@ -1253,9 +1270,19 @@ impl Supervisor {
             .map(|t| t.tab_id.to_string());
         let wanted = had.clone().or_else(|| self.env.config.target_id.clone());
         let chosen = match &wanted {
-            Some(w) => pages.find(|t| t.target_id == w.as_str()),
+            Some(w) => pages.clone().find(|t| t.target_id == w.as_str()),
             None => pages.next(),
         };
+        // The tab we had is gone after a reconnect (a new browser behind the endpoint):
+        // supervise the browser's page instead, or open one; never sit detached.
+        let fresh = match (&had, chosen) {
+            (Some(old), None) => Some(old.clone()),
+            _ => None,
+        };
+        let chosen = chosen.or_else(|| fresh.as_ref().and_then(|_| pages.next()));
+        if let Some(old_tab_id) = fresh {
+            self.on_fresh_browser(old_tab_id, chosen.map(|c| c.target_id.to_string()));
+        }
         match chosen {
             Some(chosen) => {
                 let target = chosen.target_id.to_string();
@@ -1284,6 +1311,7 @@ impl Supervisor {
                 self.make_current(key);
                 self.with_tab(key, |tab, out, env| tab.attach(out, env, &url));
             }
+            None if self.current.is_none() && had.is_some() => {} // opening one
             None => {
                 self.out.warn(Warning::NoPageTarget { wanted });
                 if let Some(key) = self.current {
@@ -1314,6 +1342,33 @@ impl Supervisor {
             t,
         );
         Ok(())
+    }
+
+    /// The tab we had is not in the browser we reconnected to: it goes, with everything
+    /// it held (`tab_closed`), and the embedder is told (`fresh_browser`). With no page
+    /// to supervise (`new_tab` `None`), one is opened; it becomes current when it attaches.
+    fn on_fresh_browser(&mut self, old_tab_id: String, new_tab: Option<String>) {
+        if let Some(old) = self.current.take() {
+            self.remove_tab(old);
+        }
+        if new_tab.is_none() {
+            let params = to_raw(&cdp::CreateTargetParams {
+                url: "about:blank",
+                browser_context_id: None,
+            });
+            let t = self.env.config.setup_timeout;
+            self.out.send(
+                None,
+                "Target.createTarget",
+                params.as_deref(),
+                Purpose::Browser(step::OPEN_FRESH),
+                t,
+            );
+        }
+        self.out.warn(Warning::FreshBrowser {
+            old_tab_id,
+            tab_id: new_tab,
+        });
     }
 
     /// A target's URL and title, from `targetInfoChanged` or `getTargetInfo`.
@@ -1871,6 +1926,12 @@ impl Supervisor {
                 self.contexts.failed(id);
                 if cmd.purpose == Purpose::User {
                     self.out.command_finished(id, Err(error));
+                } else if cmd.purpose == Purpose::Browser(step::OPEN_FRESH)
+                    && matches!(error, CommandError::Timeout { .. })
+                {
+                    // (A disconnect meanwhile is not fatal: the next connect starts over.)
+                    let message = error.to_string();
+                    self.out.warn(Warning::NoTabAfterReconnect { message });
                 }
             }
         }
@@ -1900,7 +1961,8 @@ impl Supervisor {
         let deadline = tab.next_deadline();
         // The page session, once the tab knows it (from its attach's reply or event). The
         // last route answers for a busy page's own messages without hashing.
-        let routed_last = |s: &str| matches!(&self.last_route, Some((l, k, _)) if l == s && *k == key);
+        let routed_last =
+            |s: &str| matches!(&self.last_route, Some((l, k, _)) if l == s && *k == key);
         let page_session = tab
             .page_session_id()
             .filter(|s| !routed_last(s) && !self.session_owner.contains_key(*s))

@@ -11,7 +11,7 @@ use cdp_supervise::protocol::{
     diff_line, error_line, parse_line, result_line, too_long_line, typed, Command,
     DEFAULT_CDP_TIMEOUT,
 };
-use cdp_supervisor::{Event, PageState};
+use cdp_supervisor::{Event, PageState, Warning};
 use cdp_supervisor_blocking::{
     Browser, Client, ClientError, ClientEvent, CommandUpdate, Options, PendingCommand,
 };
@@ -109,7 +109,10 @@ pub fn watch(args: Args) -> Result<(), Failure> {
                     None => emit(&diff_line(&diff)),
                 },
                 ClientEvent::Event(Event::Warning(warning)) => {
-                    eprintln!("cdp-supervise: warning: {warning}")
+                    eprintln!("cdp-supervise: warning: {warning}");
+                    if let Some(line) = warning_line(&warning) {
+                        emit(&line);
+                    }
                 }
                 ClientEvent::Connected { url, reconnected } => eprintln!(
                     "cdp-supervise: {} {url}",
@@ -431,6 +434,22 @@ fn tab_line(id: &Value, tab: Result<cdp_supervisor::TabInfo, ClientError>) -> St
         Ok(tab) => result_line(id, "tab", serde_json::to_value(tab).unwrap_or(Value::Null)),
         Err(e) => client_error_line(id, &e),
     }
+}
+
+/// The stdout line of a warning a program must see, not only a person reading stderr:
+/// `{"type":"warning","code":"fresh_browser","message":...,"old_tab_id":...,"tab_id":...}`
+/// when a reconnect found a new browser (the old tab's state is gone), and the fatal ones.
+fn warning_line(warning: &Warning) -> Option<String> {
+    let mut obj = json!({ "code": warning.code(), "message": warning.to_string() });
+    match warning {
+        Warning::FreshBrowser { old_tab_id, tab_id } => {
+            obj["old_tab_id"] = json!(old_tab_id);
+            obj["tab_id"] = json!(tab_id);
+        }
+        w if w.is_fatal() => {}
+        _ => return None,
+    }
+    Some(typed("warning", &obj))
 }
 
 /// The error line of a client call's failure, with its stable code.

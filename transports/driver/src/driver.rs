@@ -1179,6 +1179,7 @@ impl Driver {
     }
 
     fn route_events(&mut self) {
+        let mut fatal = None;
         while let Some(event) = self.sup.poll_event() {
             match &event {
                 Event::CommandBlocked { id, dialog_id } => {
@@ -1215,7 +1216,13 @@ impl Driver {
                         reply(outcome.clone().map(|r| *r).map_err(ClientError::from));
                     }
                 }
-                Event::Warning(warning) => debug(&format!("warning: {warning}")),
+                Event::Warning(warning) => {
+                    debug(&format!("warning: {warning}"));
+                    // Nothing can be supervised on this connection: end, never sit idle.
+                    if warning.is_fatal() && !self.gave_up {
+                        fatal = Some(warning.to_string());
+                    }
+                }
                 Event::Diff(Diff::DialogOpened { dialog }) => {
                     // A close's `beforeunload`: the page asks whether to leave.
                     let policy = self.sup.policy();
@@ -1241,6 +1248,9 @@ impl Driver {
                 _ => {}
             }
             self.broadcast(ClientEvent::Event(event));
+        }
+        if let Some(error) = fatal {
+            self.gave_up(error);
         }
     }
 
