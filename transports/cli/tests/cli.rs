@@ -542,7 +542,9 @@ fn watch_ax_snapshot_sees_every_frame() {
     stop_exits_0(&mut cli, 4);
 }
 
-/// `ax_snapshot` with a dialog pending answers at once (under 100 ms), naming the dialog:
+/// `ax_snapshot` with a dialog pending answers at once, naming the dialog (asserted as far
+/// under its 10 s budget, not as a time: it takes a few ms on an idle machine and the test
+/// must not fail on a loaded one):
 /// with an alert in the cross-site OOPIF, the outline of the top and srcdoc frames with the
 /// OOPIF (and the OOPIF nested in it) left out for that dialog; with an alert in the nested
 /// OOPIF, which is back on the top's site and so shares the top's renderer, a `blocked`
@@ -598,7 +600,9 @@ fn watch_ax_snapshot_with_a_dialog_pending_answers_at_once_naming_it() {
         cli.send(json!({"id": id, "cmd": "ax_snapshot", "timeout_ms": 10000}));
         let r = cli.expect("ax answer", is_result(id));
         let took = start.elapsed();
-        assert!(took < Duration::from_millis(100), "took {took:?}: {r}");
+        // Waiting for the stalled frame would take the whole 10 s budget.
+        assert!(took < Duration::from_secs(2), "took {took:?}: {r}");
+        eprintln!("ax_snapshot under a dialog answered in {took:?}");
         r
     };
 
