@@ -178,7 +178,14 @@ pub async fn serve(host: Arc<Host>) -> Result<(), Failure> {
                             return Ok(refused);
                         }
                     }
-                    tower_service::Service::call(&mut service, request).await
+                    let ending = request.method() == hyper::Method::DELETE;
+                    let mut response = tower_service::Service::call(&mut service, request).await?;
+                    // The SDK accepts a session's end with 202; clients (the official
+                    // Python SDK) expect 200 or 204, and warn otherwise.
+                    if ending && response.status() == StatusCode::ACCEPTED {
+                        *response.status_mut() = StatusCode::NO_CONTENT;
+                    }
+                    Ok(response)
                 }
             });
             let connection = hyper::server::conn::http1::Builder::new()
