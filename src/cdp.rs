@@ -125,6 +125,15 @@ pub(crate) struct TargetInfo<'a> {
     /// The page that opened this one (a popup, a `target=_blank` link).
     #[serde(default, rename = "openerId", borrow, deserialize_with = "opt_cow")]
     pub opener_id: Option<Cow<'a, str>>,
+    /// The browser context the page belongs to (every target names one, the default
+    /// context's included).
+    #[serde(
+        default,
+        rename = "browserContextId",
+        borrow,
+        deserialize_with = "opt_cow"
+    )]
+    pub browser_context_id: Option<Cow<'a, str>>,
 }
 
 /// `Target.targetInfoChanged`.
@@ -151,6 +160,31 @@ pub(crate) struct CreateTargetResult<'a> {
 #[derive(Serialize)]
 pub(crate) struct CreateTargetParams<'a> {
     pub url: &'a str,
+    /// The context to open the page in (`None`: the default context).
+    #[serde(rename = "browserContextId", skip_serializing_if = "Option::is_none")]
+    pub browser_context_id: Option<&'a str>,
+}
+
+/// `Target.createBrowserContext` params.
+#[derive(Serialize)]
+pub(crate) struct CreateBrowserContextParams {
+    /// The context is disposed when the connection that created it closes.
+    #[serde(rename = "disposeOnDetach")]
+    pub dispose_on_detach: bool,
+}
+
+/// `Target.createBrowserContext` result.
+#[derive(Debug, Deserialize)]
+pub(crate) struct CreateBrowserContextResult<'a> {
+    #[serde(rename = "browserContextId", borrow)]
+    pub browser_context_id: Cow<'a, str>,
+}
+
+/// `Target.disposeBrowserContext` params.
+#[derive(Serialize)]
+pub(crate) struct BrowserContextIdParams<'a> {
+    #[serde(rename = "browserContextId")]
+    pub browser_context_id: &'a str,
 }
 
 #[derive(Serialize)]

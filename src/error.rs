@@ -136,6 +136,20 @@ pub enum CommandError {
         /// The id given.
         tab_id: String,
     },
+    /// No browser context has that id: this supervisor did not create it and none of its
+    /// tabs is in it (it was disposed, ended with the connection that created it, or
+    /// never was).
+    #[error("no browser context {context_id}: it was disposed, ended with the connection that created it, or never was; create one with create_context")]
+    NoSuchContext {
+        /// The id given.
+        context_id: String,
+    },
+    /// The cap on browser contexts this supervisor created and has not disposed.
+    #[error("{limit} browser contexts are already open; dispose one before creating another")]
+    TooManyContexts {
+        /// The cap.
+        limit: usize,
+    },
 }
 
 /// Why a dialog could not be answered.

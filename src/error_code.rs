@@ -7,7 +7,8 @@
 //! `no_such_frame`, `not_attached` (no page yet: wait for page.state "live"),
 //! `too_many_in_flight`, `no_dialog`, `answer_in_flight`, `wedged` (call recover),
 //! `closed_by_browser`, `malformed_input` (a browser message the core ignored),
-//! `crashed` (the tab's renderer crashed: recover it), `no_such_tab`. Other
+//! `crashed` (the tab's renderer crashed: recover it), `no_such_tab`, `no_such_context`,
+//! `too_many_contexts` (dispose a browser context first). Other
 //! layers add their own: `exception`, `blocked`, `stale_ref`.
 
 use crate::error::{CommandError, DialogError, InputError};
@@ -33,6 +34,8 @@ impl CommandError {
             CommandError::ParamsNotObject { .. } => "bad_request",
             CommandError::Crashed { .. } => "crashed",
             CommandError::NoSuchTab { .. } => "no_such_tab",
+            CommandError::NoSuchContext { .. } => "no_such_context",
+            CommandError::TooManyContexts { .. } => "too_many_contexts",
         }
     }
 }

@@ -11,6 +11,7 @@
 //! | console lines of one action | [`MAX_ACT_CONSOLE_LINES`] (200) | later ones are counted in `console_dropped` |
 //! | pending dialogs | [`MAX_PENDING_DIALOGS`] (64) | the oldest is given up, recorded `remote` |
 //! | tabs | `max_tabs` ([`DEFAULT_MAX_TABS`], 64) | a page attaching beyond it is resumed and detached at once, untracked, with a warning |
+//! | browser contexts the supervisor created | [`MAX_BROWSER_CONTEXTS`] (64) | `create_context` fails at once with `TooManyContexts`; a context is forgotten when disposed or when the connection closes (Chromium disposes it then) |
 //! | frames | `max_frames` ([`DEFAULT_MAX_FRAMES`], 10 000) | the oldest-known frame other than the top goes, with its subtree |
 //! | sessions | `max_sessions` ([`DEFAULT_MAX_SESSIONS`], 10 000) | a new child is resumed and detached at once, untracked |
 //! | execution contexts | [`MAX_CONTEXTS_PER_SESSION`] (32) per session (and the latest default context of 32 frames) | the oldest is forgotten |
@@ -35,6 +36,7 @@
 //! assert_eq!(limits::DEFAULT_MAX_COMMANDS_IN_FLIGHT, 1_024);
 //! assert_eq!(limits::MAX_AX_SNAPSHOTS_RUNNING, 8);
 //! assert_eq!(limits::MAX_REF_RESOLUTIONS_RUNNING, 64);
+//! assert_eq!(limits::MAX_BROWSER_CONTEXTS, 64);
 //! assert_eq!(cdp_supervisor::ax::MAX_AX_REFS, 20_000);
 //! ```
 
@@ -57,6 +59,9 @@ pub const DEFAULT_MAX_FRAMES: usize = 10_000;
 /// Default of [`Config::max_tabs`](crate::Config::max_tabs): a page attaching beyond it
 /// is resumed and detached at once, untracked, with a warning.
 pub const DEFAULT_MAX_TABS: usize = 64;
+/// Browser contexts the supervisor created and has not disposed, at most (creating one
+/// more fails at once): each holds a profile's worth of state in Chromium.
+pub const MAX_BROWSER_CONTEXTS: usize = 64;
 /// Default of [`Config::max_sessions`](crate::Config::max_sessions) (per tab): a child attaching
 /// beyond it is resumed and detached at once, untracked.
 pub const DEFAULT_MAX_SESSIONS: usize = 10_000;

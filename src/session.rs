@@ -148,6 +148,9 @@ pub(crate) struct Sessions {
     /// A busy page logs from one context in bursts, and this spares each line the map
     /// lookup. Every change to the sessions (all go through the methods below) drops it.
     last_console_source: Option<(Option<i64>, ConsoleSource)>,
+    /// How many times a session was forgotten: while it stays the same, a session found
+    /// here before is still here (the browser's route cache relies on it).
+    removals: u64,
 }
 
 impl Sessions {
@@ -199,7 +202,13 @@ impl Sessions {
     /// Forgets a session; whether it was tracked.
     pub fn remove(&mut self, id: &str) -> bool {
         self.last_console_source = None;
+        self.removals = self.removals.wrapping_add(1);
         self.by_id.remove(id).is_some()
+    }
+
+    /// See `removals`.
+    pub fn removals(&self) -> u64 {
+        self.removals
     }
 
     /// `id` and every session below it, parents first (see [chromium_facts](crate::manual::chromium_facts), a navigation drops nested sessions silently: nested sessions vanish with
@@ -231,6 +240,7 @@ impl Sessions {
 
     pub fn clear(&mut self) {
         self.last_console_source = None;
+        self.removals = self.removals.wrapping_add(1);
         self.by_id.clear();
     }
 }

@@ -272,10 +272,12 @@ pub enum TabState {
 ///
 /// ```
 /// use cdp_supervisor::snapshot::{TabInfo, TabState};
-/// let t = TabInfo { tab_id: "T".into(), url: "about:blank".into(), title: String::new(),
-///     opener_tab_id: None, state: TabState::Live, current: true };
+/// let mut t = TabInfo { tab_id: "T".into(), url: "about:blank".into(), title: String::new(),
+///     opener_tab_id: None, state: TabState::Live, current: true, browser_context_id: None };
 /// assert_eq!(serde_json::to_string(&t)?,
 ///     r#"{"tab_id":"T","url":"about:blank","title":"","opener_tab_id":null,"state":"live","current":true}"#);
+/// t.browser_context_id = Some("C".into());
+/// assert!(serde_json::to_string(&t)?.ends_with(r#""current":true,"browser_context_id":"C"}"#));
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -292,6 +294,11 @@ pub struct TabInfo {
     pub state: TabState,
     /// Whether calls without a `tab_id` go to it.
     pub current: bool,
+    /// The browser context it lives in (its cookies, storage and tabs are that
+    /// context's), as Chromium names it: the default context's id for an ordinary tab;
+    /// `None` until Chromium said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_context_id: Option<String>,
 }
 
 /// One change to the state (see [rules](crate::manual::rules), the snapshot). Serialized with an `op` tag.

@@ -68,8 +68,9 @@ pub struct Supervisor {
     /// Session → tab, a cache checked against the tab on every use (so a stale entry
     /// costs a lookup, never a misroute) and rebuilt when it grows past the sessions.
     session_owner: HashMap<String, TabKey>,
-    /// The last session routed and its tab (checked like the table's entries).
-    last_route: Option<(String, TabKey)>,
+    /// The last session routed, its tab, and the tab's session removals then: while
+    /// those are unchanged the session is still the tab's, with no lookup.
+    last_route: Option<(String, TabKey, u64)>,
     /// The tab that gets calls naming no tab.
     current: Option<TabKey>,
     /// The tab id the last `current_tab` diff named.
@@ -91,6 +92,22 @@ pub struct Supervisor {
     destroyed_last: Option<TabKey>,
     /// A planned stop's grace deadline, once `begin_stop` was called.
     stop_deadline: Option<f64>,
+    /// The browser contexts this supervisor created and has not disposed (bounded by
+    /// [`crate::limits::MAX_BROWSER_CONTEXTS`]; emptied when the connection closes, as
+    /// Chromium disposes them then).
+    contexts: BTreeSet<String>,
+    /// The context commands in flight, by command id (bounded by the commands in flight:
+    /// an entry goes with its command's reply or failure).
+    context_commands: BTreeMap<u64, ContextCommand>,
+}
+
+/// A browser-context command in flight, for what its reply changes.
+#[derive(Debug, Clone)]
+enum ContextCommand {
+    /// `Target.createBrowserContext`: its id joins the contexts.
+    Create,
+    /// `Target.disposeBrowserContext` of this context: it and its tabs go.
+    Dispose(String),
 }
 
 /// Each tab's next deadline, with the earliest found without a walk over every tab.
@@ -161,6 +178,8 @@ impl Supervisor {
             over_bound: BTreeSet::new(),
             destroyed_last: None,
             stop_deadline: None,
+            contexts: BTreeSet::new(),
+            context_commands: BTreeMap::new(),
         }
     }
 
@@ -203,6 +222,8 @@ impl Supervisor {
             }
         }
         self.session_owner.clear();
+        // Created with `disposeOnDetach`: Chromium disposes them with the connection.
+        self.contexts.clear();
         self.after_input();
     }
 
@@ -338,10 +359,39 @@ impl Supervisor {
     /// assert!(sup.new_tab(0.0, "about:blank").is_ok()); // sent; answered later
     /// ```
     pub fn new_tab(&mut self, now: f64, url: &str) -> Result<CommandId, CommandError> {
+        self.new_tab_in_context(now, url, None)
+    }
+
+    /// [`Supervisor::new_tab`] in browser context `context_id` (`None`: the default
+    /// context), one this supervisor created ([`Supervisor::create_context`]) or one of
+    /// its tabs is in; another id is refused at once with `no_such_context`. The tab is
+    /// supervised like any other, and so are the popups it opens (they are in its context;
+    /// see [`crate::manual::chromium_facts`], browser contexts).
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let e = sup.new_tab_in_context(0.0, "about:blank", Some("C")).unwrap_err();
+    /// assert_eq!(e.code(), "no_such_context");
+    /// let sent = sup.new_tab_in_context(0.0, "about:blank", None);
+    /// assert!(sent.is_ok()); // the default context: as new_tab
+    /// ```
+    pub fn new_tab_in_context(
+        &mut self,
+        now: f64,
+        url: &str,
+        context_id: Option<&str>,
+    ) -> Result<CommandId, CommandError> {
         self.out.advance(now);
         self.check_command_bound()?;
+        if let Some(context) = context_id {
+            self.check_context(context)?;
+        }
         self.out.act_for(None, &[]);
-        let params = to_raw(&cdp::CreateTargetParams { url });
+        let params = to_raw(&cdp::CreateTargetParams {
+            url,
+            browser_context_id: context_id,
+        });
         let t = self.env.config.setup_timeout;
         let id = self.out.send(
             None,
@@ -351,6 +401,204 @@ impl Supervisor {
             t,
         );
         Ok(CommandId(id))
+    }
+
+    // ---- browser contexts ------------------------------------------------------------
+
+    /// Creates a browser context (`Target.createBrowserContext`): its own cookies,
+    /// storage, tabs and dialogs, as an incognito profile. It is created with
+    /// `disposeOnDetach`, so it ends with the connection: a supervisor that dies leaves
+    /// none behind (and after a reconnect, its id is `no_such_context`). The outcome
+    /// (`{"browserContextId": ...}`) arrives as [`Event::CommandFinished`]; open tabs in
+    /// it with [`Supervisor::new_tab_in_context`]. At most
+    /// [`MAX_BROWSER_CONTEXTS`](crate::limits::MAX_BROWSER_CONTEXTS) at once.
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Event, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let id = sup.create_context(0.0)?;
+    /// let sent = sup.poll_transmit().unwrap();
+    /// assert_eq!(sent.method, "Target.createBrowserContext");
+    /// let reply = format!(r#"{{"id":{},"result":{{"browserContextId":"C1"}}}}"#, id.0);
+    /// sup.handle_message(0.1, &reply)?;
+    /// assert!(matches!(sup.poll_event(), Some(Event::CommandFinished { outcome: Ok(_), .. })));
+    /// assert_eq!(sup.contexts(), ["C1"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn create_context(&mut self, now: f64) -> Result<CommandId, CommandError> {
+        self.out.advance(now);
+        self.check_command_bound()?;
+        let creating = self
+            .context_commands
+            .values()
+            .filter(|c| matches!(c, ContextCommand::Create))
+            .count();
+        let limit = crate::limits::MAX_BROWSER_CONTEXTS;
+        if self.contexts.len() + creating >= limit {
+            return Err(CommandError::TooManyContexts { limit });
+        }
+        self.out.act_for(None, &[]);
+        let params = to_raw(&cdp::CreateBrowserContextParams {
+            dispose_on_detach: true,
+        });
+        let t = self.env.config.setup_timeout;
+        let id = self.out.send(
+            None,
+            "Target.createBrowserContext",
+            params.as_deref(),
+            Purpose::User,
+            t,
+        );
+        self.context_commands.insert(id, ContextCommand::Create);
+        Ok(CommandId(id))
+    }
+
+    /// Disposes browser context `context_id` (`Target.disposeBrowserContext`): Chromium
+    /// closes its tabs without running their `beforeunload` handlers, and a dialog open in
+    /// one closes with it (see [`crate::manual::chromium_facts`], browser contexts). Once
+    /// it answered, nothing of the context is left here: its tabs are gone (each with a
+    /// `tab_closed` diff, its pending dialogs closed), then the outcome arrives as
+    /// [`Event::CommandFinished`]. An id this supervisor does not know is refused at once
+    /// with `no_such_context`.
+    ///
+    /// ```
+    /// use cdp_supervisor::{CommandError, Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// let e = sup.dispose_context(0.0, "C").unwrap_err();
+    /// assert_eq!(e, CommandError::NoSuchContext { context_id: "C".into() });
+    /// ```
+    pub fn dispose_context(
+        &mut self,
+        now: f64,
+        context_id: &str,
+    ) -> Result<CommandId, CommandError> {
+        self.out.advance(now);
+        self.check_command_bound()?;
+        self.check_context(context_id)?;
+        self.out.act_for(None, &[]);
+        let params = to_raw(&cdp::BrowserContextIdParams {
+            browser_context_id: context_id,
+        });
+        let t = self.env.config.setup_timeout;
+        let id = self.out.send(
+            None,
+            "Target.disposeBrowserContext",
+            params.as_deref(),
+            Purpose::User,
+            t,
+        );
+        self.context_commands
+            .insert(id, ContextCommand::Dispose(context_id.to_owned()));
+        Ok(CommandId(id))
+    }
+
+    /// The browser contexts this supervisor created and has not disposed, in id order
+    /// (Chromium's own list: `Target.getBrowserContexts` through
+    /// [`Supervisor::browser_command`]).
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// assert!(Supervisor::new(Config::default()).contexts().is_empty());
+    /// ```
+    pub fn contexts(&self) -> Vec<&str> {
+        self.contexts.iter().map(String::as_str).collect()
+    }
+
+    /// Sends `method` to the browser itself, on no session (`Target.getBrowserContexts`,
+    /// `Browser.getVersion`, ...). Its outcome arrives as exactly one
+    /// [`Event::CommandFinished`], within `timeout` at the latest. `params` must be a JSON
+    /// object.
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// use std::time::Duration;
+    /// let mut sup = Supervisor::new(Config::default());
+    /// sup.browser_command(0.0, "Target.getBrowserContexts", None, Duration::from_secs(5))?;
+    /// let sent = sup.poll_transmit().unwrap();
+    /// assert_eq!((sent.method.as_str(), sent.session_id), ("Target.getBrowserContexts", None));
+    /// # Ok::<(), cdp_supervisor::CommandError>(())
+    /// ```
+    pub fn browser_command(
+        &mut self,
+        now: f64,
+        method: &str,
+        params: Option<&RawValue>,
+        timeout: Duration,
+    ) -> Result<CommandId, CommandError> {
+        self.out.advance(now);
+        if let Some(p) = params {
+            if !p.get().trim_start().starts_with('{') {
+                return Err(CommandError::ParamsNotObject {
+                    method: method.to_owned(),
+                });
+            }
+        }
+        self.check_command_bound()?;
+        self.out.act_for(None, &[]);
+        let id = self.out.send(None, method, params, Purpose::User, timeout);
+        Ok(CommandId(id))
+    }
+
+    /// A context a call may name: one this supervisor created, or one a tab is in.
+    fn check_context(&self, context_id: &str) -> Result<(), CommandError> {
+        let known = self.contexts.contains(context_id)
+            || self
+                .tabs
+                .values()
+                .any(|t| t.browser_context_id.as_deref() == Some(context_id));
+        if known {
+            Ok(())
+        } else {
+            Err(CommandError::NoSuchContext {
+                context_id: context_id.to_owned(),
+            })
+        }
+    }
+
+    /// A context command answered: a created context joins the contexts; a disposed one
+    /// leaves, with every tab still listed in it (Chromium destroys them, usually before
+    /// it answers; a last tab kept for one-tab clients goes too). A context Chromium no
+    /// longer knows (disposed by another client) leaves as well.
+    fn on_context_reply(
+        &mut self,
+        command: ContextCommand,
+        outcome: &Result<Option<&RawValue>, CdpError>,
+    ) {
+        match (command, outcome) {
+            (ContextCommand::Create, Ok(r)) => {
+                // A reply without the id leaves nothing to track; the caller reads it.
+                let created: Result<cdp::CreateBrowserContextResult<'_>, _> =
+                    parse("Target.createBrowserContext", *r);
+                // The bound was checked when it was sent, with the creations in flight.
+                if let (Ok(created), true) = (
+                    created,
+                    self.contexts.len() < crate::limits::MAX_BROWSER_CONTEXTS,
+                ) {
+                    self.contexts
+                        .insert(created.browser_context_id.into_owned());
+                }
+            }
+            (ContextCommand::Dispose(context), outcome) => {
+                let unknown = outcome
+                    .as_ref()
+                    .err()
+                    .is_some_and(|e| e.message.starts_with("Failed to find context"));
+                if outcome.is_err() && !unknown {
+                    return;
+                }
+                self.contexts.remove(&context);
+                let gone: Vec<TabKey> = self
+                    .tabs
+                    .values()
+                    .filter(|t| t.browser_context_id.as_deref() == Some(context.as_str()))
+                    .map(|t| t.key)
+                    .collect();
+                for key in gone {
+                    self.remove_tab(key);
+                }
+            }
+            (ContextCommand::Create, Err(_)) => {}
+        }
     }
 
     /// Makes `tab_id` the current tab and brings it to the front.
@@ -473,7 +721,8 @@ impl Supervisor {
         }
         let key = self.key_of(tab_id)?;
         self.check_command_bound()?;
-        // A dialog of a tab sharing this tab's renderer blocks it too (fact 25b).
+        // A dialog of a tab sharing this tab's renderer blocks it too (Chromium facts: "Tabs
+        // that share a renderer").
         let shared_dialog = self.shared_renderer_dialog(key);
         let id = self
             .with_tab(key, |tab, out, _| {
@@ -812,8 +1061,10 @@ impl Supervisor {
     ) -> Result<CommandId, AxError> {
         self.out.advance(now);
         let key = self.ax_key(tab_id)?;
-        // A dialog of a tab sharing this tab's renderer holds its top frame (fact 25b); the
-        // tab's own dialogs are weighed per frame by the snapshot (fact 26).
+        // A dialog of a tab sharing this tab's renderer holds its top frame (Chromium facts:
+        // "Tabs that share a renderer"); the
+        // tab's own dialogs are weighed per frame by the snapshot (Chromium facts: "A dialog
+        // blocks its renderer").
         if let Some(dialog) = self.shared_renderer_pending(key) {
             let top = self.tabs.get(&key).map(|t| t.tab_id.to_string());
             return Err(AxError::Blocked {
@@ -992,6 +1243,9 @@ impl Supervisor {
         error: Option<&RawValue>,
     ) -> Result<(), InputError> {
         let outcome = CdpError::reply_outcome(result, error);
+        if let Some(command) = self.context_commands.remove(&id) {
+            self.on_context_reply(command, &outcome);
+        }
         match (cmd.purpose, outcome) {
             (Purpose::User, outcome) => {
                 if let (true, Ok(r)) = (cmd.method == "Target.createTarget", &outcome) {
@@ -1051,12 +1305,16 @@ impl Supervisor {
                     }
                 }
                 let title = chosen.title.as_deref();
+                let context = chosen.browser_context_id.as_deref();
                 let key = match self.by_target.get(&target) {
                     Some(k) => *k,
-                    None => self.add_tab(&target, None, &url, title, false),
+                    None => self.add_tab(&target, None, &url, title, false, context),
                 };
                 if let Some(tab) = self.tabs.get_mut(&key) {
                     tab.target_url.clone_from(&url);
+                    if let Some(context) = context {
+                        tab.browser_context_id = Some(context.to_owned());
+                    }
                     if let Some(title) = chosen.title.as_deref() {
                         tab.title = title.to_owned();
                     }
@@ -1107,6 +1365,11 @@ impl Supervisor {
             }
             if let Some(title) = info.title.as_deref() {
                 title.clone_into(&mut tab.title);
+            }
+            if let Some(context) = info.browser_context_id.as_deref() {
+                if tab.browser_context_id.as_deref() != Some(context) {
+                    tab.browser_context_id = Some(context.to_owned());
+                }
             }
         }
         self.update_tab_info(key);
@@ -1167,7 +1430,8 @@ impl Supervisor {
             Vec::new()
         };
         let crashed = matches!(&*event, E::TargetCrashed);
-        // A page's load: its title is known now (no event says so: fact 25c).
+        // A page's load: its title is known now (no event says so: Chromium facts, "A crash, a
+        // title, a reload").
         let loaded = matches!(&*event, E::LoadEventFired)
             && session.is_some()
             && self.tabs.get(&key).and_then(|t| t.page_session_id()) == session;
@@ -1196,7 +1460,8 @@ impl Supervisor {
             }
         }
         // A new dialog stalls the running actions and evaluates of the tabs that share its
-        // renderer too (fact 25b): they end as blocked, as by one of their own.
+        // renderer too (Chromium facts: "Tabs that share a renderer"): they end as blocked, as
+        // by one of their own.
         let opened = self
             .tabs
             .get(&key)
@@ -1295,7 +1560,8 @@ impl Supervisor {
         let url = info.url.as_deref().unwrap_or("");
         let title = info.title.as_deref();
         let access = info.can_access_opener;
-        let key = self.add_tab(target, opener.as_deref(), url, title, access);
+        let context = info.browser_context_id.as_deref();
+        let key = self.add_tab(target, opener.as_deref(), url, title, access, context);
         self.with_tab(key, |tab, out, env| {
             tab.adopt_session(out, env, session, waiting)
         });
@@ -1384,11 +1650,13 @@ impl Supervisor {
         url: &str,
         title: Option<&str>,
         opener_access: bool,
+        context: Option<&str>,
     ) -> TabKey {
         self.last_key += 1;
         let key = TabKey(self.last_key);
         let mut tab = TabSupervisor::new(key, target, opener, &self.env);
         url.clone_into(&mut tab.target_url);
+        tab.browser_context_id = context.map(str::to_owned);
         tab.title = title.unwrap_or_default().to_owned();
         tab.opener_access = opener_access;
         self.tabs.insert(key, tab);
@@ -1532,27 +1800,32 @@ impl Supervisor {
     /// session that went is dropped from it on its next message).
     fn owner_of(&mut self, session: &str) -> Option<TabKey> {
         // A busy page's messages come in runs from one session: the last route first.
-        if let Some((last, key)) = &self.last_route {
+        if let Some((last, key, removals)) = &self.last_route {
             if last.as_str() == session
-                && self.tabs.get(key).is_some_and(|t| t.owns_session(session))
+                && self
+                    .tabs
+                    .get(key)
+                    .is_some_and(|t| t.sessions_removals() == *removals)
             {
                 return Some(*key);
             }
         }
         let key = self.session_owner.get(session).copied()?;
-        if self.tabs.get(&key).is_some_and(|t| t.owns_session(session)) {
-            match &mut self.last_route {
-                Some((last, k)) => {
-                    last.clear();
-                    last.push_str(session);
-                    *k = key;
-                }
-                None => self.last_route = Some((session.to_owned(), key)),
+        let Some(tab) = self.tabs.get(&key).filter(|t| t.owns_session(session)) else {
+            self.session_owner.remove(session);
+            return None;
+        };
+        let removals = tab.sessions_removals();
+        match &mut self.last_route {
+            Some((last, k, r)) => {
+                last.clear();
+                last.push_str(session);
+                *k = key;
+                *r = removals;
             }
-            return Some(key);
+            None => self.last_route = Some((session.to_owned(), key, removals)),
         }
-        self.session_owner.remove(session);
-        None
+        Some(key)
     }
 
     /// Routes `session` to `key` from now on. Sessions that went leave stale entries
@@ -1629,6 +1902,7 @@ impl Supervisor {
                 });
             }
             _ => {
+                self.context_commands.remove(&id);
                 if cmd.purpose == Purpose::User {
                     self.out.command_finished(id, Err(error));
                 }
@@ -1658,10 +1932,12 @@ impl Supervisor {
         let r = f(tab, &mut self.out, &self.env);
         tab.update_page(&mut self.out, &self.env);
         let deadline = tab.next_deadline();
-        // The page session, once the tab knows it (from its attach's reply or event).
+        // The page session, once the tab knows it (from its attach's reply or event). The
+        // last route answers for a busy page's own messages without hashing.
+        let routed_last = |s: &str| matches!(&self.last_route, Some((l, k, _)) if l == s && *k == key);
         let page_session = tab
             .page_session_id()
-            .filter(|s| !self.session_owner.contains_key(*s))
+            .filter(|s| !routed_last(s) && !self.session_owner.contains_key(*s))
             .map(str::to_owned);
         if let Some(s) = page_session {
             self.route_session(&s, key);
@@ -1669,10 +1945,19 @@ impl Supervisor {
         self.out.act_for(None, &[]);
         self.tab_deadlines.set(key, deadline);
         // Whatever changes a tab's entry (its page entry, its top frame's URL) comes with a
-        // diff; an input that emitted nothing (most console calls) changed nothing of it.
+        // diff; an input that emitted nothing, or only console errors (most console calls),
+        // changed nothing of it.
         if self.out.events.len() > mark {
             self.after_tab_events(key, mark);
-            self.update_tab_info(key);
+            let only_console = self
+                .out
+                .events
+                .iter()
+                .skip(mark)
+                .all(|e| matches!(e, Event::Diff(Diff::ConsoleError { .. })));
+            if !only_console {
+                self.update_tab_info(key);
+            }
         }
         Some(r)
     }

@@ -82,6 +82,8 @@ pub(crate) struct TabSupervisor {
     pub title: String,
     /// The top frame's URL as the target info last said (before the frames know it).
     pub target_url: String,
+    /// The browser context it lives in, as the target info last said.
+    pub browser_context_id: Option<String>,
     /// The page, sessions, frames and console.
     tab: Tab,
     /// Every dialog rule.
@@ -108,6 +110,7 @@ impl TabSupervisor {
             opener_access: false,
             title: String::new(),
             target_url: String::new(),
+            browser_context_id: None,
             tab,
             dialogs,
             flows,
@@ -211,6 +214,12 @@ impl TabSupervisor {
     /// Whether the tab tracks `session`.
     pub fn owns_session(&self, session: &str) -> bool {
         self.tab.sessions.contains(session)
+    }
+
+    /// Changes whenever a session leaves the tab: a session it owned at one value it
+    /// still owns while the value stays.
+    pub fn sessions_removals(&self) -> u64 {
+        self.tab.sessions.removals()
     }
 
     /// Every session the tab tracks.
@@ -408,8 +417,10 @@ impl TabSupervisor {
         }
         let crashed = self.check_not_crashed().is_err();
         let timeout = env.config.setup_timeout;
-        // A crashed renderer comes back with a reload on the same session (fact 25c); a
-        // blocked one with a navigation to its URL (fact 11).
+        // A crashed renderer comes back with a reload on the same session (Chromium facts: "A
+        // crash, a title, a reload"); a
+        // blocked one with a navigation to its URL (Chromium facts: "A dialog left open wedges
+        // the tab").
         let id = if crashed {
             out.send(Some(&session), "Page.reload", None, Purpose::User, timeout)
         } else {
@@ -581,6 +592,7 @@ impl TabSupervisor {
             opener_tab_id: self.opener.as_deref().map(str::to_owned),
             state: self.state(env),
             current,
+            browser_context_id: self.browser_context_id.clone(),
         }
     }
 
@@ -594,6 +606,7 @@ impl TabSupervisor {
                     || last.url != self.url()
                     || last.title != self.title
                     || last.state != self.state(env)
+                    || last.browser_context_id != self.browser_context_id
             }
         }
     }

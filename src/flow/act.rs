@@ -966,7 +966,8 @@ impl ActFlow {
         self.idle_check_at = None;
     }
 
-    /// A dialog opened in another tab of this tab's renderer (fact 25b): it stalls this
+    /// A dialog opened in another tab of this tab's renderer (Chromium facts: "Tabs that share a
+    /// renderer"): it stalls this
     /// tab's page as its own would, so it ends the action the same way.
     pub fn on_shared_dialog(&mut self, ctx: &mut FlowCtx<'_>, dialog_id: &str) -> FlowStatus {
         if ctx.dialogs.policy() != DialogPolicy::MustRespond

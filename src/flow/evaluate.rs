@@ -539,7 +539,8 @@ impl EvaluateFlow {
         self.finish(ctx, Err(EvalError::Blocked { dialog }))
     }
 
-    /// A dialog opened in another tab of this tab's renderer (fact 25b): the script is
+    /// A dialog opened in another tab of this tab's renderer (Chromium facts: "Tabs that share a
+    /// renderer"): the script is
     /// stalled as by one of its own tab's.
     pub fn on_shared_dialog(
         &mut self,

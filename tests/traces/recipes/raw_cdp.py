@@ -4,7 +4,15 @@ both ways in the trace format (SPEC section 7) while it waits for replies and ev
 Imported by the recipes beside it (`bfcache-back.py`, `settle-signals.py`). Needs the
 `websocket-client` package.
 """
+import http.server
 import json
+import os
+import shutil
+import socketserver
+import subprocess
+import sys
+import tempfile
+import threading
 import time
 
 import websocket
@@ -81,3 +89,75 @@ class Recorder:
     def close(self):
         self.line(json.dumps({"t": self.now(), "dir": "disconnect"}))
         self.ws.close()
+
+
+def two_pages(link_style=""):
+    """A handler for two static, cacheable pages, /p1 and /p2, each linking to the other."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            name = self.path.strip("/").split("?")[0]
+            if name not in ("p1", "p2"):
+                self.send_response(404)
+                self.end_headers()
+                return
+            other = "p2" if name == "p1" else "p1"
+            style = f' style="{link_style}"' if link_style else ""
+            body = (f"<!doctype html><html><head><meta charset=utf-8><title>page {name}</title>"
+                    f"</head><body><h1>{name}</h1><a href=/{other}{style}>{other}</a></body></html>").encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("cache-control", "max-age=3600")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
+
+
+def run(handler, record, prefix):
+    """Serves `handler` on loopback, launches a headless Chromium with a fresh profile and
+    calls `record(recorder, base_url)` with a recorder writing to `argv[1]` (Chromium from
+    `argv[2]`, `$CHROME` or `chromium`). Stops both afterwards, whatever happens."""
+    out_path = sys.argv[1]
+    chromium = sys.argv[2] if len(sys.argv) > 2 else os.environ.get("CHROME", "chromium")
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    profile = tempfile.mkdtemp(prefix=prefix)
+    browser = subprocess.Popen([chromium, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        port_file = os.path.join(profile, "DevToolsActivePort")
+        for _ in range(200):
+            if os.path.exists(port_file) and len(open(port_file).read().splitlines()) >= 2:
+                break
+            time.sleep(0.05)
+        port, path = open(port_file).read().splitlines()[:2]
+        with open(out_path, "w") as out:
+            record(Recorder(f"ws://127.0.0.1:{port}{path}", out), base)
+    finally:
+        browser.terminate()
+        browser.wait(10)
+        server.shutdown()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def attach_page(r):
+    """Attaches the browser's page as the supervisor does (getTargets, attachToTarget
+    {flatten}, then Page.enable, Runtime.enable, Page.getFrameTree and setAutoAttach
+    pipelined); returns the page's target id and its session id."""
+    targets = r.reply(r.send("Target.getTargets"))["result"]["targetInfos"]
+    page = next(t["targetId"] for t in targets if t["type"] == "page")
+    s = r.reply(r.send("Target.attachToTarget", {"targetId": page, "flatten": True}))["result"]["sessionId"]
+    setup = [r.send("Page.enable", session=s), r.send("Runtime.enable", session=s),
+             r.send("Page.getFrameTree", session=s),
+             r.send("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
+                                             "flatten": True}, session=s)]
+    for cid in setup:
+        r.reply(cid)
+    return page, s

@@ -21,76 +21,16 @@ Needs the `websocket-client` package. Prints what it saw. Recorded with this scr
 re-sends the current document's", "networkAlmostIdle is noticed at a task", "A link's
 navigation can be reported after the click's reply").
 """
-import http.server
-import os
-import shutil
-import socketserver
-import subprocess
 import sys
-import tempfile
-import threading
-import time
 
-from raw_cdp import FLAGS, Recorder
-
-
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def do_GET(self):
-        name = self.path.strip("/").split("?")[0]
-        if name not in ("p1", "p2"):
-            self.send_response(404)
-            self.end_headers()
-            return
-        other = "p2" if name == "p1" else "p1"
-        body = (f"<!doctype html><html><head><meta charset=utf-8><title>page {name}</title></head>"
-                f"<body><a href=/{other} style=\"display:block;height:100px\">{other}</a></body></html>").encode()
-        self.send_response(200)
-        self.send_header("content-type", "text/html")
-        self.send_header("cache-control", "max-age=3600")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+from raw_cdp import attach_page, run, two_pages
 
 
 def main():
-    out_path = sys.argv[1]
-    chromium = sys.argv[2] if len(sys.argv) > 2 else os.environ.get("CHROME", "chromium")
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    profile = tempfile.mkdtemp(prefix="bfcache-recipe-")
-    browser = subprocess.Popen([chromium, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        port_file = os.path.join(profile, "DevToolsActivePort")
-        for _ in range(200):
-            if os.path.exists(port_file) and len(open(port_file).read().splitlines()) >= 2:
-                break
-            time.sleep(0.05)
-        port, path = open(port_file).read().splitlines()[:2]
-        with open(out_path, "w") as out:
-            record(Recorder(f"ws://127.0.0.1:{port}{path}", out), base)
-    finally:
-        browser.terminate()
-        browser.wait(10)
-        shutil.rmtree(profile, ignore_errors=True)
-
+    run(two_pages('display:block;height:100px'), record, "bfcache-recipe-")
 
 def record(r, base):
-    targets = r.reply(r.send("Target.getTargets"))["result"]["targetInfos"]
-    page = next(t["targetId"] for t in targets if t["type"] == "page")
-    s = r.reply(r.send("Target.attachToTarget", {"targetId": page, "flatten": True}))["result"]["sessionId"]
-    setup = [r.send("Page.enable", session=s), r.send("Runtime.enable", session=s),
-             r.send("Page.getFrameTree", session=s),
-             r.send("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
-                                             "flatten": True}, session=s)]
-    for cid in setup:
-        r.reply(cid)
+    page, s = attach_page(r)
     r.reply(r.send("Page.navigate", {"url": base + "/p1"}, session=s))
     r.pump_for(2.5)
 

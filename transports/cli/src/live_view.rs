@@ -241,6 +241,7 @@ mod tests {
             opener_tab_id: opener.map(Into::into),
             state: TabState::Live,
             current,
+            browser_context_id: None,
         };
         let mut view = LiveView::default();
         let opened = view.line(&Diff::TabOpened {

@@ -37,10 +37,12 @@ pub enum TabsAction {
 ///
 /// ```
 /// use cdp_supervise::mcp_tabs::{parse_tabs, TabsAction};
-/// use serde_json::json;
-/// let args = json!({"action": "select", "index": 1});
-/// assert_eq!(parse_tabs(args.as_object().unwrap()), Ok(TabsAction::Select { index: 1 }));
-/// assert!(parse_tabs(json!({"action": "select"}).as_object().unwrap()).is_err());
+/// use serde_json::{json, Map, Value};
+/// let args: Map<String, Value> = serde_json::from_value(json!({"action": "select", "index": 1}))?;
+/// assert_eq!(parse_tabs(&args), Ok(TabsAction::Select { index: 1 }));
+/// let no_index: Map<String, Value> = serde_json::from_value(json!({"action": "select"}))?;
+/// assert!(parse_tabs(&no_index).is_err());
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn parse_tabs(args: &Map<String, Value>) -> Result<TabsAction, CallError> {
     let bad = |m: &str| CallError::BadArgument(m.to_owned());
@@ -81,7 +83,7 @@ fn label(tab: &TabInfo) -> String {
 /// ```
 /// use cdp_supervisor::{TabInfo, TabState};
 /// let tab = TabInfo { tab_id: "T".into(), url: "about:blank".into(), title: "".into(),
-///     opener_tab_id: None, state: TabState::Live, current: true };
+///     opener_tab_id: None, state: TabState::Live, current: true, browser_context_id: None };
 /// assert_eq!(cdp_supervise::mcp_tabs::tab_list(&[tab]), "### Open tabs\n- 0: (current) [] (about:blank)");
 /// ```
 pub fn tab_list(tabs: &[TabInfo]) -> String {
@@ -108,7 +110,7 @@ pub fn tab_list(tabs: &[TabInfo]) -> String {
 /// ```
 /// use cdp_supervisor::{TabInfo, TabState};
 /// let tab = TabInfo { tab_id: "T".into(), url: "u".into(), title: "t".into(),
-///     opener_tab_id: None, state: TabState::Live, current: true };
+///     opener_tab_id: None, state: TabState::Live, current: true, browser_context_id: None };
 /// assert_eq!(cdp_supervise::mcp_tabs::name_of(&[tab], "T").as_deref(), Some("0: [t] (u)"));
 /// ```
 pub fn name_of(tabs: &[TabInfo], tab_id: &str) -> Option<String> {
@@ -122,7 +124,8 @@ pub fn name_of(tabs: &[TabInfo], tab_id: &str) -> Option<String> {
 /// use cdp_supervise::mcp_tabs::TabsSeen;
 /// use cdp_supervisor::{TabInfo, TabState};
 /// let tab = |id: &str, current: bool| TabInfo { tab_id: id.into(), url: format!("http://x/{id}"),
-///     title: id.into(), opener_tab_id: None, state: TabState::Live, current };
+///     title: id.into(), opener_tab_id: None, state: TabState::Live, current,
+///     browser_context_id: None };
 /// let mut seen = TabsSeen::default();
 /// assert_eq!(seen.report(&[tab("A", true)]), "\nCurrent tab: 0: [A] (http://x/A)");
 /// let r = seen.report(&[tab("A", false), tab("B", true)]);

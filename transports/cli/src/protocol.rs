@@ -535,6 +535,7 @@ mod tests {
             opener_tab_id: Some("O".into()),
             state: TabState::Live,
             current: true,
+            browser_context_id: None,
         };
         let line: Value = serde_json::from_str(&diff_line(&Diff::TabOpened { tab })).unwrap();
         assert_eq!(line["type"], "diff");

@@ -1348,7 +1348,8 @@ fn tabs_through_stdin() {
         assert!(Instant::now() < end, "the tab never loaded");
         std::thread::sleep(Duration::from_millis(50));
     }
-    // Page.crash never replies (fact 25c): its line comes when the crash is seen.
+    // Page.crash never replies (Chromium facts: "A crash, a title, a reload"): its line comes
+    // when the crash is seen.
     cli.send(json!({"id": 11, "cmd": "cdp", "method": "Page.crash", "tab_id": crashing}));
     cli.expect("tab crashed", |v| {
         v["op"] == "tab_updated" && v["tab"]["tab_id"] == crashing && v["tab"]["state"] == "crashed"

@@ -352,8 +352,81 @@ macro_rules! client_api {
                 &self,
                 url: &str,
             ) -> Result<$crate::cdp_supervisor::TabInfo, $crate::ClientError> {
+                self.new_tab_in_context(url, None) $($await)*
+            }
+
+            /// [`Client::new_tab`] in browser context `context_id` (from
+            /// [`Client::create_context`]; `None`: the default context). The tab's
+            /// `browser_context_id` names it; popups it opens are in it too. An unknown
+            /// context is `no_such_context`.
+            pub $($async)? fn new_tab_in_context(
+                &self,
+                url: &str,
+                context_id: Option<&str>,
+            ) -> Result<$crate::cdp_supervisor::TabInfo, $crate::ClientError> {
                 let url = url.to_owned();
-                self.ask(|reply| $crate::Request::NewTab { url, reply }) $($await)*?
+                let context_id = context_id.map(str::to_owned);
+                self.ask(|reply| $crate::Request::NewTab { url, context_id, reply }) $($await)*?
+            }
+
+            /// Creates a browser context (`Target.createBrowserContext`): its own cookies,
+            /// storage, tabs and dialogs, as an incognito profile; returns its id. It has
+            /// no tab until [`Client::new_tab_in_context`] opens one, and it ends with
+            /// [`Client::dispose_context`] or with the connection (a reconnect finds it
+            /// gone: `no_such_context`).
+            pub $($async)? fn create_context(
+                &self,
+            ) -> Result<String, $crate::ClientError> {
+                let pending = self.pending($crate::Request::CreateContext) $($await)*?;
+                let result = $crate::command_result(&pending.wait() $($await)*?);
+                match result.get("browserContextId").and_then(::serde_json::Value::as_str) {
+                    Some(id) => Ok(id.to_owned()),
+                    None => Err($crate::ClientError::Command($crate::cdp_supervisor::CommandError::Cdp {
+                        method: "Target.createBrowserContext".into(),
+                        code: 0,
+                        message: "the reply names no browserContextId".into(),
+                    })),
+                }
+            }
+
+            /// Disposes browser context `context_id` (`Target.disposeBrowserContext`) and
+            /// returns once it is gone with its tabs: Chromium closes them without their
+            /// `beforeunload` handlers, and their pending dialogs close. An unknown context
+            /// is `no_such_context`.
+            pub $($async)? fn dispose_context(
+                &self,
+                context_id: &str,
+            ) -> Result<(), $crate::ClientError> {
+                let context_id = context_id.to_owned();
+                let pending = self.pending(|updates| $crate::Request::DisposeContext { context_id, updates }) $($await)*?;
+                pending.wait() $($await)*?;
+                Ok(())
+            }
+
+            /// The browser contexts Chromium has besides the default one
+            /// (`Target.getBrowserContexts`), every client's: contexts this client did not
+            /// create are listed too.
+            pub $($async)? fn browser_contexts(
+                &self,
+            ) -> Result<Vec<String>, $crate::ClientError> {
+                let method = "Target.getBrowserContexts";
+                let wait = $crate::limits::BROWSER_QUERY_TIMEOUT;
+                let result = self.browser_command(method, ::serde_json::json!({}), wait) $($await)*?;
+                let ids = result.get("browserContextIds").and_then(::serde_json::Value::as_array);
+                Ok(ids.into_iter().flatten().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+            }
+
+            /// Sends `method` to the browser itself, on no session (`Browser.getVersion`,
+            /// `Target.getBrowserContexts`, ...), and waits for CDP's `result` object.
+            /// `params` must be a JSON object (or null for none).
+            pub $($async)? fn browser_command(
+                &self,
+                method: &str,
+                params: ::serde_json::Value,
+                timeout: ::std::time::Duration,
+            ) -> Result<::serde_json::Value, $crate::ClientError> {
+                let pending = self.pending(|updates| $crate::Request::browser_command(method, params, timeout, updates)) $($await)*?;
+                Ok($crate::command_result(&pending.wait() $($await)*?))
             }
 
             /// Makes `tab_id` the current tab (and brings it to the front); returns it.

@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use cdp_supervisor::ax::{AxError, AxOptions, AxSnapshot};
 use cdp_supervisor::{
-    ClosedDialog, CommandError, Config, DialogAction, DialogError, DialogPolicy, Diff, EvalError,
-    EvalValue, Evaluation, Event, PageInfo, PageState, PendingDialog, Snapshot, Supervisor,
-    TabInfo, TabState,
+    ClosedDialog, CommandError, CommandId, Config, DialogAction, DialogError, DialogPolicy, Diff,
+    EvalError, EvalValue, Evaluation, Event, PageInfo, PageState, PendingDialog, Snapshot,
+    Supervisor, TabInfo, TabState,
 };
 use serde_json::value::RawValue;
 
@@ -259,13 +259,38 @@ pub enum Request {
     Wake,
     /// Every tab, in the order they became known ([`Supervisor::tabs`]).
     Tabs(Reply<Vec<TabInfo>>),
-    /// Open a tab at `url`; answered once it is listed and attached (it is then the
-    /// current tab).
+    /// Open a tab at `url` in browser context `context_id` (`None`: the default one);
+    /// answered once it is listed and attached (it is then the current tab).
     NewTab {
         /// Where.
         url: String,
+        /// In which browser context ([`Request::CreateContext`]); `None`: the default.
+        context_id: Option<String>,
         /// The new tab, or why not.
         reply: Reply<Result<TabInfo, ClientError>>,
+    },
+    /// Create a browser context ([`Supervisor::create_context`]); it finishes with
+    /// `{"browserContextId": ...}`.
+    CreateContext(Updates),
+    /// Dispose a browser context ([`Supervisor::dispose_context`]); it finishes once its
+    /// tabs are gone.
+    DisposeContext {
+        /// Which.
+        context_id: String,
+        /// Where its progress goes.
+        updates: Updates,
+    },
+    /// Send `method` to the browser itself, on no session
+    /// ([`Supervisor::browser_command`]).
+    BrowserCommand {
+        /// The CDP method.
+        method: String,
+        /// Its params, a JSON object.
+        params: Option<Box<RawValue>>,
+        /// How long it may take.
+        timeout: Duration,
+        /// Where its progress goes.
+        updates: Updates,
     },
     /// Make a tab current (and bring it to the front).
     SelectTab {
@@ -367,14 +392,33 @@ impl Request {
         timeout: Duration,
         updates: Updates,
     ) -> Request {
-        let params = match params {
-            serde_json::Value::Null => None,
-            params => serde_json::value::to_raw_value(&params).ok(),
-        };
         Request::Command {
             frame_id: frame_id.map(str::to_owned),
             method: method.to_owned(),
-            params,
+            params: raw_params(params),
+            timeout,
+            updates,
+        }
+    }
+
+    /// [`Request::BrowserCommand`] from a client's arguments; `params` must be a JSON
+    /// object (or null for none).
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::Request;
+    /// use std::time::Duration;
+    /// let r = Request::browser_command("Target.getBrowserContexts", serde_json::Value::Null, Duration::from_secs(5), Box::new(|_| {}));
+    /// assert_eq!(format!("{r:?}"), "BrowserCommand");
+    /// ```
+    pub fn browser_command(
+        method: &str,
+        params: serde_json::Value,
+        timeout: Duration,
+        updates: Updates,
+    ) -> Request {
+        Request::BrowserCommand {
+            method: method.to_owned(),
+            params: raw_params(params),
             timeout,
             updates,
         }
@@ -399,6 +443,14 @@ impl Request {
             dialog_id: dialog_id.map(str::to_owned),
             reply,
         }
+    }
+}
+
+/// A command's params as sent: none for null (the core refuses what is not an object).
+fn raw_params(params: serde_json::Value) -> Option<Box<RawValue>> {
+    match params {
+        serde_json::Value::Null => None,
+        params => serde_json::value::to_raw_value(&params).ok(),
     }
 }
 
@@ -430,6 +482,9 @@ impl std::fmt::Debug for Request {
             Request::Wake => "Wake",
             Request::Tabs(_) => "Tabs",
             Request::NewTab { .. } => "NewTab",
+            Request::CreateContext(_) => "CreateContext",
+            Request::DisposeContext { .. } => "DisposeContext",
+            Request::BrowserCommand { .. } => "BrowserCommand",
             Request::SelectTab { .. } => "SelectTab",
             Request::CloseTab { .. } => "CloseTab",
             Request::InTab { request, .. } => return write!(f, "InTab({request:?})"),
@@ -791,7 +846,14 @@ impl Driver {
             },
             Request::Wake => {}
             Request::Tabs(reply) => reply(self.sup.tabs()),
-            Request::NewTab { url, reply } => match self.sup.new_tab(now, &url) {
+            Request::NewTab {
+                url,
+                context_id,
+                reply,
+            } => match self
+                .sup
+                .new_tab_in_context(now, &url, context_id.as_deref())
+            {
                 Ok(id) => {
                     let deadline = now + 2.0 * self.sup.config().setup_timeout.as_secs_f64();
                     let opening = Opening {
@@ -803,6 +865,28 @@ impl Driver {
                 }
                 Err(e) => reply(Err(e.into())),
             },
+            Request::CreateContext(updates) => {
+                let sent = self.sup.create_context(now);
+                self.track_command(sent, updates);
+            }
+            Request::DisposeContext {
+                context_id,
+                updates,
+            } => {
+                let sent = self.sup.dispose_context(now, &context_id);
+                self.track_command(sent, updates);
+            }
+            Request::BrowserCommand {
+                method,
+                params,
+                timeout,
+                updates,
+            } => {
+                let sent = self
+                    .sup
+                    .browser_command(now, &method, params.as_deref(), timeout);
+                self.track_command(sent, updates);
+            }
             Request::SelectTab { tab_id, reply } => {
                 let outcome = self.sup.select_tab(now, &tab_id).map(|()| {
                     let tabs = self.sup.tabs();
@@ -875,6 +959,16 @@ impl Driver {
             for reply in replies {
                 reply(());
             }
+        }
+    }
+
+    /// A command the core sent (its updates wait for its outcome), or why it did not.
+    fn track_command(&mut self, sent: Result<CommandId, CommandError>, mut updates: Updates) {
+        match sent {
+            Ok(id) => {
+                self.commands.insert(id.0, updates);
+            }
+            Err(e) => updates(CommandUpdate::Finished(Err(e))),
         }
     }
 

@@ -672,10 +672,17 @@ mod tests {
         answer_all(&mut sim);
         let (reply, opened) = reply_to();
         let url = "about:blank#2".to_owned();
-        sim.run.request(sim.now, Request::NewTab { url, reply });
+        sim.run.request(
+            sim.now,
+            Request::NewTab {
+                url,
+                context_id: None,
+                reply,
+            },
+        );
         let create = sim.written();
         assert_eq!(create[0]["method"], "Target.createTarget", "{create:?}");
-        // The attach comes before the reply (fact 24).
+        // The attach comes before the reply (Chromium facts: "A new tab waits for its set-up").
         let attached = json!({"method": "Target.attachedToTarget", "params": {"sessionId": "S2",
             "targetInfo": {"targetId": "T2", "type": "page", "url": "about:blank#2", "title": "",
             "attached": true}, "waitingForDebugger": true}});

@@ -2,7 +2,8 @@
 //! a `target=_blank` link and `window.open` open are listed, become current and can be
 //! snapshotted, evaluated and acted on; a popup's first-script `alert` is pending with its
 //! tab; a dialog stalls the opener of a same-site popup and nothing of a cross-site one's
-//! (fact 25b); a crashed tab answers `crashed` at once and `recover` brings it back.
+//! (Chromium facts: "Tabs that share a renderer"); a crashed tab answers `crashed` at once and
+//! `recover` brings it back.
 
 mod support;
 
@@ -167,8 +168,10 @@ fn link_and_window_open_tabs_are_listed_current_and_usable() {
 }
 
 /// A popup whose first inline script raises `alert`: the alert is pending with the
-/// popup's `tab_id` (set up before its first script, fact 24); while it shows, the opener
-/// of this same-site `window.open` popup is reported blocked at once (fact 25b); answered,
+/// popup's `tab_id` (set up before its first script; Chromium facts: "A new tab waits for its
+/// set-up"); while it shows, the opener
+/// of this same-site `window.open` popup is reported blocked at once (Chromium facts: "Tabs that
+/// share a renderer"); answered,
 /// everything goes on.
 #[test]
 fn first_script_alert_of_a_same_site_popup_blocks_its_opener_until_answered() {
@@ -318,7 +321,8 @@ fn a_crashed_tab_answers_crashed_at_once_and_recover_brings_it_back() {
     wait_loaded(c, &id);
     assert_eq!(eval_in(c, None, "document.title"), json!("popup"));
 
-    // Page.crash itself never replies (fact 25c): do not wait for it.
+    // Page.crash itself never replies (Chromium facts: "A crash, a title, a reload"): do not
+    // wait for it.
     let _crash = c
         .start_command_in(Some(&id), None, "Page.crash", json!({}), WAIT)
         .unwrap();

@@ -6,11 +6,13 @@
 //! [`TabsSite::LINK`] and the other points):
 //! - a `target=_blank` link to `/popup?via=blank` (a same-site tab, `noopener`);
 //! - `window.open('/popup?via=open')` (a same-site popup that can reach its opener);
-//! - `window.open('/alert-popup')` (same site: its alert stalls the opener too, fact 25b);
+//! - `window.open('/alert-popup')` (same site: its alert stalls the opener too; Chromium facts:
+//! "Tabs that share a renderer");
 //! - `window.open('//localhost:P/alert-popup')` (cross-site: it stalls nothing else);
 //! - a counter, `window.count`.
 //!
-//! `/leave` arms `beforeunload`; its button (at [`TabsSite::LINK`]) gives the gesture
+//! `/login` is the opener that also sets a cookie (`session=agent-a`), for the browser
+//! context tests. `/leave` arms `beforeunload`; its button (at [`TabsSite::LINK`]) gives the gesture
 //! Chromium wants before it asks.
 
 use cdp_supervise::demo::other_host;
@@ -26,9 +28,10 @@ fn page(title: &str, body: &str, script: &str) -> String {
 
 fn handle(req: &Request) -> Response {
     let other = other_host(&req.host);
-    match req.path.split('?').next().unwrap_or("/") {
-        "/" => Response::html(page(
-            "opener",
+    let path = req.path.split('?').next().unwrap_or("/");
+    match path {
+        "/" | "/login" => Response::html(page(
+            if path == "/" { "opener" } else { "login" },
             &format!(
                 "<a id=blank target=_blank href=/popup?via=blank style=top:0>blank</a>\
                  <button id=open style=top:50px onclick=\"window.open('/popup?via=open')\">open</button>\
@@ -36,7 +39,11 @@ fn handle(req: &Request) -> Response {
                  <button id=crosspop style=top:150px onclick=\"window.open('//{other}/alert-popup')\">cross popup</button>\
                  <button id=count style=top:200px onclick=\"window.count++\">count</button>"
             ),
-            "window.count = 0;",
+            if path == "/" {
+                "window.count = 0;"
+            } else {
+                "window.count = 0; document.cookie = 'session=agent-a; path=/';"
+            },
         )),
         "/popup" => Response::html(page(
             "popup",
