@@ -417,12 +417,13 @@ async def headed():
     check(browsers_gone(before), "the headed browser is closed at end of input")
 
 
-if TRANSPORT == "http":
-    asyncio.run(main("http"))
-    print("all MCP checks passed over streamable HTTP")
-else:
-    asyncio.run(main())
-    asyncio.run(unreachable_endpoint())
-    asyncio.run(eager_and_lazy())
-    asyncio.run(headed())
-    print("all MCP checks passed")
+if __name__ == "__main__":
+    if TRANSPORT == "http":
+        asyncio.run(main("http"))
+        print("all MCP checks passed over streamable HTTP")
+    else:
+        asyncio.run(main())
+        asyncio.run(unreachable_endpoint())
+        asyncio.run(eager_and_lazy())
+        asyncio.run(headed())
+        print("all MCP checks passed")
