@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod mcp_console;
 mod mcp_contexts;
 mod mcp_host;
 mod mcp_http;

@@ -20,7 +20,9 @@ pub fn new_tab(client: &Client, url: &str, context_id: &str) -> Result<String, S
 
 /// Disposes of a context and every tab in it.
 pub fn dispose(client: &Client, context_id: &str) -> Result<(), String> {
-    client.dispose_context(context_id).map_err(|e| e.to_string())
+    client
+        .dispose_context(context_id)
+        .map_err(|e| e.to_string())
 }
 
 /// The context a tab belongs to (`None`: the browser's default context, or not known).

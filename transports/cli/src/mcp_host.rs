@@ -14,6 +14,7 @@ use std::thread::JoinHandle;
 use cdp_supervisor_blocking::{Browser, Client, Options};
 
 use crate::args::{config, fallback_warning, unreachable_error, Args};
+use crate::mcp_console::ConsoleLog;
 
 /// A browser being supervised, with what its start has to say.
 struct Started {
@@ -94,6 +95,8 @@ pub struct Live {
     pub generation: u64,
     /// The local fallback's warning, when the start fell back.
     pub warning: Option<String>,
+    /// Every tab's console errors, when sessions have contexts of their own.
+    pub console: Option<Arc<ConsoleLog>>,
 }
 
 #[derive(Default)]
@@ -162,10 +165,16 @@ impl Host {
             None => start_browser(&self.args)?,
         };
         state.generation += 1;
+        // Sessions with a context of their own each read their own tabs' console.
+        let own_contexts = self.args.port.is_some() && !self.args.shared_context;
+        let console = own_contexts
+            .then(|| ConsoleLog::watch(&started.client))
+            .flatten();
         let live = Live {
             client: Arc::new(started.client),
             generation: state.generation,
             warning: started.warning,
+            console,
         };
         state.live = Some(live.clone());
         state.headed_browser = started.headed_browser;
@@ -188,6 +197,7 @@ impl Host {
                 client: Arc::new(started.client),
                 generation: state.generation,
                 warning: None,
+                console: None,
             });
             state.headed_browser = started.headed_browser;
         }

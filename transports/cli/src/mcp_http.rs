@@ -35,6 +35,9 @@ const TOKEN_ENV: &str = "CDP_SUPERVISE_TOKEN";
 /// An idle session's end when `--idle-timeout` does not say.
 const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// The longest a call may take: its budget at most (`timeout_ms` up to 600 s) and a margin.
+const MAX_CALL: Duration = Duration::from_secs(660);
+
 /// Sessions at most when `--max-sessions` does not say.
 const DEFAULT_MAX_SESSIONS: usize = 16;
 
@@ -119,20 +122,39 @@ pub async fn serve(host: Arc<Host>) -> Result<(), Failure> {
         // Clients name this machine as they reach it; the token is what keeps others out.
         config = config.disable_allowed_hosts();
     }
+    let idle = args
+        .idle_timeout
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .unwrap_or(DEFAULT_IDLE_TIMEOUT);
+    // The SDK ends a session that sent nothing for its keep-alive, a call in flight or
+    // not: past the longest call's budget, so that it only ends clients gone silently.
+    // A session's context goes after `idle` without a call (the sweep below).
     let mut manager = LocalSessionManager::default();
-    manager.session_config.keep_alive = Some(
-        args.idle_timeout
-            .and_then(|s| Duration::try_from_secs_f64(s).ok())
-            .unwrap_or(DEFAULT_IDLE_TIMEOUT),
-    );
+    manager.session_config.keep_alive = Some(idle + MAX_CALL);
     let sessions = Arc::new(Sessions {
         host: host.clone(),
         own_context: !args.shared_context,
         live: Arc::new(AtomicUsize::new(0)),
         max: args.max_sessions.unwrap_or(DEFAULT_MAX_SESSIONS),
+        made: std::sync::Mutex::new(Vec::new()),
     });
+    if sessions.own_context {
+        let swept = Arc::clone(&sessions);
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(
+                (idle / 4).clamp(Duration::from_millis(250), Duration::from_secs(30)),
+            );
+            loop {
+                every.tick().await;
+                for session in swept.live_sessions() {
+                    let _ = tokio::task::spawn_blocking(move || session.idle_out(idle)).await;
+                }
+            }
+        });
+    }
+    let factory_sessions = Arc::clone(&sessions);
     let service = StreamableHttpService::new(
-        move || Ok(McpServer::http(sessions.clone())),
+        move || Ok(McpServer::http(factory_sessions.clone())),
         Arc::new(manager),
         config,
     );

@@ -46,6 +46,19 @@ pub struct Sessions {
     pub live: Arc<AtomicUsize>,
     /// At most this many at once (`--max-sessions`).
     pub max: usize,
+    /// The sessions made, to close idle ones' contexts; a dropped one is forgotten at the
+    /// next sweep (at most `max` live ones, so the list stays that short between sweeps
+    /// plus the sessions ended since).
+    pub made: std::sync::Mutex<Vec<std::sync::Weak<Session>>>,
+}
+
+impl Sessions {
+    /// The live sessions, the ended ones forgotten.
+    pub fn live_sessions(&self) -> Vec<Arc<Session>> {
+        let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
+        made.retain(|s| s.strong_count() > 0);
+        made.iter().filter_map(std::sync::Weak::upgrade).collect()
+    }
 }
 
 /// The MCP handler of one session.
@@ -106,9 +119,15 @@ impl McpServer {
             sessions.own_context,
             Some(sessions.live.clone()),
         );
-        if let Err(extra) = self.session.set(Arc::new(session)) {
+        let session = Arc::new(session);
+        match self.session.set(session.clone()) {
+            Ok(()) => sessions
+                .made
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(Arc::downgrade(&session)),
             // Two initializes raced: the second's count goes back with it.
-            drop(extra);
+            Err(extra) => drop(extra),
         }
         Ok(())
     }

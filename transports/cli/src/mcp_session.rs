@@ -12,14 +12,14 @@
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cdp_supervise::mcp::{Target, ToolCall};
 use cdp_supervise::mcp_tabs::{name_of, tab_list, TabsAction, TabsSeen};
 use cdp_supervisor::act::{ActOptions, Action, Wait};
 use cdp_supervisor::ax::AxOptions;
 use cdp_supervisor::evaluate::{Element, Evaluation};
-use cdp_supervisor::{DialogAction, PendingDialog, Snapshot, TabInfo};
+use cdp_supervisor::{DialogAction, PendingDialog, TabInfo};
 use cdp_supervisor_blocking::Client;
 use serde_json::{json, Value};
 
@@ -64,6 +64,10 @@ fn failed(text: impl Into<String>) -> Outcome {
 struct State {
     /// The browser generation the state below belongs to.
     generation: u64,
+    /// When the last call ended (`None`: no call yet).
+    last_call: Option<Instant>,
+    /// Said in the next result: the context was disposed of while the session idled.
+    idled_out: Option<Duration>,
     /// Its own context (`None` before the first call needs it).
     context: Option<String>,
     /// Its current tab, in its own context.
@@ -136,7 +140,7 @@ impl Session {
                 Ok(live) => {
                     let scope = self.scope(&mut state, &live);
                     match scope {
-                        Ok(tab) => self.run(&mut state, &live.client, tab, call),
+                        Ok(tab) => self.run(&mut state, &live, tab, call),
                         Err(e) => failed(e),
                     }
                 }
@@ -144,8 +148,29 @@ impl Session {
             },
             Err(message) => failed(message),
         };
+        if let Some(idle) = state.idled_out.take() {
+            outcome.text.insert_str(0, &format!(
+                "(This session's browser context was closed after {} s without a call, with its tabs and cookies: this call ran in a fresh one.)\n",
+                idle.as_secs()
+            ));
+        }
         outcome.text.push_str(&self.report(&mut state));
+        state.last_call = Some(Instant::now());
         outcome
+    }
+
+    /// Disposes of the session's context when no call came for `idle` (the session stays:
+    /// its next call opens a fresh context). A session in a call is left alone. Blocks.
+    pub fn idle_out(&self, idle: Duration) {
+        let Ok(mut state) = self.state.try_lock() else {
+            return;
+        };
+        let idle_for = state.last_call.map(|t| t.elapsed());
+        if state.context.is_none() || idle_for.is_none_or(|d| d < idle) {
+            return;
+        }
+        self.close(&mut state);
+        state.idled_out = Some(idle);
     }
 
     /// The tab calls go to (`None`: the client's current tab, in the shared context),
@@ -294,13 +319,8 @@ impl Session {
         out
     }
 
-    fn run(
-        &self,
-        state: &mut State,
-        client: &Client,
-        tab: Option<String>,
-        call: ToolCall,
-    ) -> Outcome {
+    fn run(&self, state: &mut State, live: &Live, tab: Option<String>, call: ToolCall) -> Outcome {
+        let client = &*live.client;
         let tab = tab.as_deref();
         match call {
             ToolCall::HandleDialog {
@@ -329,7 +349,7 @@ impl Session {
                 }
             }
             ToolCall::Screenshot => self.screenshot(state, client, tab),
-            ToolCall::ConsoleMessages => self.console_messages(state, client),
+            ToolCall::ConsoleMessages => self.console_messages(state, live),
             ToolCall::Tabs(action) => self.tabs_tool(state, client, action),
             other => {
                 let view = self.view(state);
@@ -380,28 +400,34 @@ impl Session {
         }
     }
 
-    fn console_messages(&self, state: &mut State, client: &Client) -> Outcome {
-        let snapshot = match client.snapshot() {
-            Ok(s) => s,
-            Err(e) => return failed(e.to_string()),
-        };
-        let tabs = self.own_tabs(state, snapshot.tabs.clone());
+    fn console_messages(&self, state: &mut State, live: &Live) -> Outcome {
         let since = state.console_seen_until;
+        let entries = if self.own_context {
+            // Its own tabs' entries, from every tab's log (the snapshot has the client's
+            // current tab's only, and that may be another session's).
+            let tabs = match live.client.tabs() {
+                Ok(t) => self.own_tabs(state, t),
+                Err(e) => return failed(e.to_string()),
+            };
+            let ids: Vec<&str> = tabs.iter().map(|t| t.tab_id.as_str()).collect();
+            match &live.console {
+                Some(log) => log.since(&ids, since),
+                None => return failed("This session's console is not collected (the subscription failed); the actions' results carry their console lines."),
+            }
+        } else {
+            match live.client.snapshot() {
+                Ok(s) => s
+                    .console_errors
+                    .into_iter()
+                    .filter(|e| e.at > since)
+                    .collect(),
+                Err(e) => return failed(e.to_string()),
+            }
+        };
         let mut text = String::new();
         let mut until = since;
-        for e in snapshot.console_errors.iter().filter(|e| e.at > since) {
+        for e in &entries {
             until = until.max(e.at);
-            // In a context of its own, a line whose frame is in none of its tabs is
-            // another session's (or its tab is gone): left out.
-            if self.own_context {
-                let tab = e
-                    .frame_id
-                    .as_deref()
-                    .and_then(|f| tab_of_frame(&snapshot, f));
-                if !tab.is_some_and(|t| tabs.iter().any(|x| x.tab_id == t)) {
-                    continue;
-                }
-            }
             text.push_str(&format!(
                 "[{}] {} (frame {})\n",
                 serde_json::to_value(e.level)
@@ -612,26 +638,6 @@ impl View {
             })
             .collect()
     }
-}
-
-/// The tab whose frames include `frame_id`.
-fn tab_of_frame<'a>(snapshot: &'a Snapshot, frame_id: &str) -> Option<&'a str> {
-    let holds = |tree: &cdp_supervisor::FrameTree| {
-        tree.top.as_ref().is_some_and(|t| t.frame_id == frame_id)
-            || tree.children.iter().any(|c| c.frame_id == frame_id)
-    };
-    if holds(&snapshot.frame_tree) {
-        return snapshot
-            .tabs
-            .iter()
-            .find(|t| t.current)
-            .map(|t| t.tab_id.as_str());
-    }
-    snapshot
-        .tab_frame_trees
-        .iter()
-        .find(|(_, tree)| holds(tree))
-        .map(|(tab, _)| tab.as_str())
 }
 
 fn pending_text(pending: &[&PendingDialog], tabs: &[TabInfo]) -> String {

@@ -270,7 +270,7 @@ def safety():
     check(post(port, {"authorization": "Bearer wrong"}) == 401, "and one with a wrong token is 401")
     check(post(port, {"authorization": f"Bearer {token}"}) == 200, "and one with the token is served")
     proc.terminate()
-    rest, _ = proc.communicate(timeout=30)
+    _, rest = proc.communicate(timeout=30)
     check(token not in "".join(said) + rest, "the token never shows on stderr")
 
     server, url, _ = start_http_server("--lazy")
@@ -281,8 +281,9 @@ def safety():
     stop_server(server)
 
 
-port = serve()
-asyncio.run(agents_at_once(port))
-asyncio.run(max_sessions())
-safety()
-print("all MCP agent checks passed")
+if __name__ == "__main__":
+  port = serve()
+  asyncio.run(agents_at_once(port))
+  asyncio.run(max_sessions())
+  safety()
+  print("all MCP agent checks passed")
