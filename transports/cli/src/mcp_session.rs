@@ -453,7 +453,10 @@ impl Session {
                 .map(str::to_owned)
                 .or_else(|| s.tabs.iter().find(|t| t.current).map(|t| t.tab_id.clone()));
             let here = |d: &&PendingDialog| {
-                d.tab_id.is_none() || current.is_none() || d.tab_id.as_deref() == current.as_deref()
+                // In a context of its own, only its current tab's: another session's
+                // dialog is none of its business.
+                d.tab_id.as_deref() == current.as_deref()
+                    || (!self.own_context && (d.tab_id.is_none() || current.is_none()))
             };
             if s.pending_dialogs.iter().any(|d| here(&d)) {
                 return failed("A dialog is pending, and a tab with a dialog cannot paint: answer it with browser_handle_dialog first.");
@@ -601,10 +604,12 @@ impl Drop for Session {
         let disposed = std::thread::Builder::new()
             .name("cdp-supervise-dispose".into())
             .spawn(move || {
-                if let Err(e) = mcp_contexts::dispose(&live.client, &context) {
-                    eprintln!(
+                // A browser closing (the server stops) takes the context with it.
+                match mcp_contexts::dispose(&live.client, &context) {
+                    Err(e) if live.client.snapshot().is_ok() => eprintln!(
                         "cdp-supervise: could not dispose of a session's browser context: {e}"
-                    );
+                    ),
+                    _ => {}
                 }
             });
         if let Err(e) = disposed {
