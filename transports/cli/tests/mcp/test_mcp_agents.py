@@ -168,7 +168,12 @@ async def agent(url, port, n, seen):
         check(link and alert and log, f"agent {n}: its page has refs", r)
         r = await call(client, "browser_click", {"ref": link.group(1), "wait": "load"})
         check(not r.is_error and "opened a new tab: 1: [" in text_of(r), f"agent {n}: the popup opens in its tabs", r)
-        r = await call(client, "browser_evaluate", {"expression": "document.title + ' ' + document.cookie"})
+        # The click answers at its own tab's settle; the popup may still be loading.
+        for _ in range(50):
+            r = await call(client, "browser_evaluate", {"expression": "document.title + ' ' + document.cookie"})
+            if r.is_error or f"Popup {n}" in text_of(r):
+                break
+            await asyncio.sleep(0.1)
         check(not r.is_error and f"Popup {n} agent={n}" in text_of(r), f"agent {n}: the popup is current, in its context", r)
         r = await call(client, "browser_tabs", {"action": "list"})
         listed = text_of(r).split("### Open tabs")[1].split("Pending dialogs")[0]
@@ -193,7 +198,7 @@ async def agent(url, port, n, seen):
 
 
 async def agents_at_once(port):
-    server, url, said = start_http_server("--idle-timeout", "4")
+    server, url, said = start_http_server()
     try:
         cdp = RawCdp(browser_url(said))
         before = cdp.contexts()
@@ -209,7 +214,18 @@ async def agents_at_once(port):
             left = cdp.contexts() - before
         check(not left, f"every session's end disposed of its context ({len(left)} left)")
 
-        # An idle session's context goes after --idle-timeout, the client still connected.
+        cdp.close()
+    finally:
+        stop_server(server)
+
+
+async def idle_timeout(port):
+    """An idle session's context goes after --idle-timeout, the client still connected; its
+    next call runs in a fresh context and says so."""
+    server, url, said = start_http_server("--idle-timeout", "2")
+    try:
+        cdp = RawCdp(browser_url(said))
+        before = cdp.contexts()
         async with Client(url) as client:
             r = await client.call_tool("browser_navigate", {"url": f"http://127.0.0.1:{port}/login?a=9", "wait": "load"})
             check(not r.is_error and len(cdp.contexts() - before) == 1, "a new session has a context of its own", r)
@@ -217,6 +233,9 @@ async def agents_at_once(port):
             while cdp.contexts() - before and time.monotonic() < deadline:
                 await asyncio.sleep(0.25)
             check(not (cdp.contexts() - before), "an idle session's context is disposed of after --idle-timeout")
+            r = await client.call_tool("browser_tabs", {"action": "list"})
+            check(not r.is_error and "closed after 2 s without a call" in text_of(r),
+                  "its next call runs in a fresh context, and says so", r)
         cdp.close()
     finally:
         stop_server(server)
@@ -284,6 +303,7 @@ def safety():
 if __name__ == "__main__":
   port = serve()
   asyncio.run(agents_at_once(port))
+  asyncio.run(idle_timeout(port))
   asyncio.run(max_sessions())
   safety()
   print("all MCP agent checks passed")
