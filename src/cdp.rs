@@ -540,6 +540,9 @@ pub(crate) struct PostDataEntry<'a> {
 pub(crate) struct FrameStartedNavigating<'a> {
     #[serde(rename = "frameId", borrow)]
     pub frame_id: Cow<'a, str>,
+    /// Where it goes.
+    #[serde(default, borrow, deserialize_with = "opt_cow")]
+    pub url: Option<Cow<'a, str>>,
     #[serde(
         default,
         rename = "navigationType",
@@ -556,6 +559,9 @@ pub(crate) struct FrameStartedNavigating<'a> {
 pub(crate) struct FrameRequestedNavigation<'a> {
     #[serde(rename = "frameId", borrow)]
     pub frame_id: Cow<'a, str>,
+    /// Where it would go.
+    #[serde(default, borrow, deserialize_with = "opt_cow")]
+    pub url: Option<Cow<'a, str>>,
     /// `currentTab`, `newTab`, `newWindow` or `download`.
     #[serde(default, borrow, deserialize_with = "opt_cow")]
     pub disposition: Option<Cow<'a, str>>,

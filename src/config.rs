@@ -6,6 +6,7 @@ use crate::dialog::DialogPolicy;
 use crate::limits::{
     DEFAULT_MAX_COMMANDS_IN_FLIGHT, DEFAULT_MAX_FRAMES, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_TABS,
 };
+use crate::url_policy::UrlPolicy;
 
 /// How the supervisor behaves. `Config::default()` is the documented defaults.
 ///
@@ -48,6 +49,10 @@ pub struct Config {
     pub max_commands_in_flight: usize,
     /// Run the dialog bridge on every page and OOPIF session (`None`: off).
     pub bridge: Option<BridgeConfig>,
+    /// Where navigations may go: an act `navigate` and a new tab's URL are checked
+    /// before anything is sent (default: everywhere; an agent's server sets
+    /// [`UrlPolicy::agent`](crate::url_policy::UrlPolicy::agent) with its flags).
+    pub url_policy: UrlPolicy,
 }
 
 /// The dialog bridge's settings (see [`crate::manual::rules`], the dialog bridge).
@@ -89,6 +94,7 @@ impl Default for Config {
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_commands_in_flight: DEFAULT_MAX_COMMANDS_IN_FLIGHT,
             bridge: None,
+            url_policy: UrlPolicy::default(),
         }
     }
 }

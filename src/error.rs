@@ -70,7 +70,7 @@ pub enum CommandError {
         message: String,
     },
     /// No reply before the deadline (see [chromium_facts](crate::manual::chromium_facts), every command needs a deadline: a blocked or crashed renderer answers nothing).
-    #[error("{method} got no reply within {after_s:.3} s; the renderer may be blocked by a dialog or crashed (check the snapshot)")]
+    #[error("{method} got no reply within {after_s:.3} s, so whether it took effect is unknown: the renderer may be blocked by a dialog or crashed, or the connection stalled (check the snapshot)")]
     Timeout {
         /// The method.
         method: String,
@@ -130,6 +130,18 @@ pub enum CommandError {
         /// The tab.
         tab_id: String,
     },
+    /// The frame is an OOPIF whose renderer crashed: nothing on its session answers, so
+    /// the command was not sent.
+    #[error("frame {frame_id} crashed (its renderer is gone) and answers nothing, so {method} was not sent; reload the tab (recover) or set the iframe's src again from its parent, then take a fresh snapshot")]
+    FrameCrashed {
+        /// The crashed frame.
+        frame_id: String,
+        /// The method that was not sent.
+        method: String,
+    },
+    /// The URL policy refused the navigation (see [`crate::url_policy`]); nothing was sent.
+    #[error(transparent)]
+    UrlRefused(crate::url_policy::UrlRefused),
     /// No tab has that id (it closed, or never was).
     #[error("no tab {tab_id}: it closed or never was; list the tabs and pick one of theirs")]
     NoSuchTab {

@@ -7,8 +7,9 @@
 //! `no_such_frame`, `not_attached` (no page yet: wait for page.state "live"),
 //! `too_many_in_flight`, `no_dialog`, `answer_in_flight`, `wedged` (call recover),
 //! `closed_by_browser`, `malformed_input` (a browser message the core ignored),
-//! `crashed` (the tab's renderer crashed: recover it), `no_such_tab`, `no_such_context`,
-//! `too_many_contexts` (dispose a browser context first). Other
+//! `crashed` (the tab's renderer, or a crashed OOPIF's: recover it), `no_such_tab`,
+//! `no_such_context`, `too_many_contexts` (dispose a browser context first),
+//! `url_refused` (the URL policy shut that door: the message names the flag). Other
 //! layers add their own: `exception`, `blocked`, `stale_ref`.
 
 use crate::error::{CommandError, DialogError, InputError};
@@ -32,10 +33,11 @@ impl CommandError {
             CommandError::NotAttached => "not_attached",
             CommandError::TooManyInFlight { .. } => "too_many_in_flight",
             CommandError::ParamsNotObject { .. } => "bad_request",
-            CommandError::Crashed { .. } => "crashed",
+            CommandError::Crashed { .. } | CommandError::FrameCrashed { .. } => "crashed",
             CommandError::NoSuchTab { .. } => "no_such_tab",
             CommandError::NoSuchContext { .. } => "no_such_context",
             CommandError::TooManyContexts { .. } => "too_many_contexts",
+            CommandError::UrlRefused(_) => "url_refused",
         }
     }
 }

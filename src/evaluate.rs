@@ -5,8 +5,8 @@
 //! single source of every deadline under it: the core's own deadline is the budget minus
 //! [`headroom`], the in-page bounds (`Runtime.evaluate {timeout}` for synchronous script, a
 //! race for promises) are the budget minus twice the headroom, and a transport waits the
-//! budget plus [`TRANSPORT_MARGIN`]. On expiry the script is terminated
-//! (`Runtime.terminateExecution`) and the frame is usable again at once.
+//! budget plus [`TRANSPORT_MARGIN`]. On expiry termination is requested
+//! (`Runtime.terminateExecution`) and the call ends at once; the error says what is known.
 
 use std::time::Duration;
 
@@ -181,12 +181,18 @@ impl EvalValue {
 /// let e = EvalError::Timeout { target: "frame F".into(), budget_ms: 500, terminated: true };
 /// assert_eq!(e.code(), "timeout");
 /// assert_eq!(e.to_string(), "the script in frame F ran past its 500 ms budget and was terminated; the frame is usable again");
+/// // No answer at all (a stalled connection, a blocked renderer): no claim of what happened.
+/// let e = EvalError::NoAnswer { target: "frame F".into(), budget_ms: 500 };
+/// assert_eq!(e.code(), "timeout");
+/// assert!(!e.to_string().contains("was terminated"));
+/// assert!(e.to_string().contains("is unknown"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum EvalError {
-    /// The budget ran out: a synchronous script was terminated, or a promise did not
-    /// settle in time (then nothing runs any more; the promise is abandoned).
+    /// The budget ran out and the page said what happened: Chromium terminated the running
+    /// script (its in-page timeout answered), or the promise did not settle (the in-page
+    /// race answered; nothing runs any more, the promise is abandoned).
     #[error("{}", if *.terminated {
         format!("the script in {target} ran past its {budget_ms} ms budget and was terminated; the frame is usable again")
     } else {
@@ -200,9 +206,21 @@ pub enum EvalError {
         /// Whether a running script was terminated (else a promise was abandoned).
         terminated: bool,
     },
-    /// The supervisor stopped (or the embedder cancelled) while it ran: whatever ran was
-    /// terminated, so the tab is not left busy for the next client.
-    #[error("the script in {target} was cancelled and terminated: {why}")]
+    /// The budget ran out with no answer from the page: termination was requested
+    /// (`Runtime.terminateExecution`) and the call given up. What happened in the page (the
+    /// script never ran, still runs, stopped, or its promise is pending) is unknown, since a
+    /// busy or blocked renderer, or a stalled connection, answers nothing; the message says
+    /// only that. Code `timeout`.
+    #[error("the script in {target} ran past its {budget_ms} ms budget without an answer: termination was requested (Runtime.terminateExecution) and the call given up, but whether the script ran, still runs or stopped is unknown (a busy or blocked renderer, or a stalled connection, answers nothing); the next call shows whether the frame answers again")]
+    NoAnswer {
+        /// Where it ran.
+        target: String,
+        /// The budget.
+        budget_ms: u64,
+    },
+    /// The supervisor stopped (or the embedder cancelled) while it ran: termination was
+    /// requested, so the tab is not left busy for the next client.
+    #[error("the script in {target} was cancelled ({why}): termination was requested (Runtime.terminateExecution); whether it had already finished is unknown")]
     Cancelled {
         /// Where it ran.
         target: String,
@@ -264,7 +282,7 @@ impl EvalError {
     /// ```
     pub fn code(&self) -> &'static str {
         match self {
-            EvalError::Timeout { .. } => "timeout",
+            EvalError::Timeout { .. } | EvalError::NoAnswer { .. } => "timeout",
             EvalError::Cancelled { .. } => "cancelled",
             EvalError::Exception { .. } => "exception",
             EvalError::Blocked { .. } => "blocked",

@@ -161,6 +161,40 @@ pub enum Warning {
         /// Chromium's reason.
         reason: String,
     },
+    /// After a reconnect the tab the supervisor had is not among the browser's pages: a
+    /// new browser behind the same endpoint (a restarted browser, a hosted service's new
+    /// browser per connection), or the tab closed meanwhile. Nothing of the old tab carries
+    /// over (its frames, dialogs, console, refs went with it); the supervisor attaches the
+    /// browser's first page (`tab_id`), or opens one when it has none (`tab_id` `None`).
+    #[error("after the reconnect, tab {old_tab_id} is gone (a new browser behind the endpoint, or the tab closed meanwhile); nothing of it carries over: {}", match .tab_id {
+        Some(t) => format!("now supervising the browser's page {t}"),
+        None => "the browser has no page, so a new tab is being opened".to_owned(),
+    })]
+    FreshBrowser {
+        /// The tab the supervisor had before the connection was lost.
+        old_tab_id: String,
+        /// The page it supervises now; `None` while the tab it opens is on its way.
+        tab_id: Option<String>,
+    },
+    /// After a reconnect to a browser without the old tab nor any page, the tab the
+    /// supervisor opened could not be had: nothing can be supervised on this connection.
+    #[error("after the reconnect the browser has no page and opening one failed ({message}); nothing can be supervised: check the browser endpoint")]
+    NoTabAfterReconnect {
+        /// Why, in CDP's words or the deadline's.
+        message: String,
+    },
+    /// The page started a navigation of its top frame (a link, a script, a popup's first
+    /// load) to where the URL policy does not let an agent go: it was stopped before it
+    /// committed, so the page stayed where it was, or the popup (`tab_closed`) was closed.
+    #[error("tab {tab_id}: the page's {refused}{}", if *.tab_closed { " (the popup was closed)" } else { "" })]
+    NavigationRefused {
+        /// The tab.
+        tab_id: String,
+        /// What was refused and why, naming the flag that would allow it.
+        refused: crate::url_policy::UrlRefused,
+        /// The tab was a popup that had shown nothing yet: it was closed.
+        tab_closed: bool,
+    },
     /// An answer the policy or the watchdog sent failed (an embedder's answer reports
     /// through [`Event::DialogAnswered`] instead).
     #[error("{by} could not answer {dialog_id}: {error}")]
@@ -179,6 +213,42 @@ impl Warning {
     /// request), rather than an ordinary failure.
     pub fn is_security_signal(&self) -> bool {
         matches!(self, Warning::ForgedBridgeRequest { .. })
+    }
+
+    /// A stable snake_case word for the warning, as error codes are (see
+    /// [the list](crate::error_code)): a program branches on it.
+    ///
+    /// ```
+    /// use cdp_supervisor::Warning;
+    /// let w = Warning::FreshBrowser { old_tab_id: "A".into(), tab_id: Some("B".into()) };
+    /// assert_eq!(w.code(), "fresh_browser");
+    /// assert_eq!(Warning::NoPageTarget { wanted: None }.code(), "no_page_target");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            Warning::NoPageTarget { .. } => "no_page_target",
+            Warning::TabCapReached { .. } => "tab_cap_reached",
+            Warning::SetupFailed { .. } | Warning::SetupCommand { .. } => "setup_failed",
+            Warning::SessionCapReached { .. } => "session_cap_reached",
+            Warning::ForgedBridgeRequest { .. } => "forged_bridge_request",
+            Warning::SessionDetached { .. } => "session_detached",
+            Warning::DialogAnswerFailed { .. } => "dialog_answer_failed",
+            Warning::FreshBrowser { .. } => "fresh_browser",
+            Warning::NoTabAfterReconnect { .. } => "no_tab_after_reconnect",
+            Warning::NavigationRefused { .. } => "navigation_refused",
+        }
+    }
+
+    /// Whether the supervisor can no longer supervise anything on this connection: an
+    /// embedder should end with a clear error (the sidecar exits 1) rather than wait.
+    ///
+    /// ```
+    /// use cdp_supervisor::Warning;
+    /// assert!(Warning::NoTabAfterReconnect { message: "x".into() }.is_fatal());
+    /// assert!(!Warning::NoPageTarget { wanted: None }.is_fatal());
+    /// ```
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, Warning::NoTabAfterReconnect { .. })
     }
 }
 

@@ -228,6 +228,7 @@ mod tests {
             name: String::new(),
             is_oopif: false,
             session_id: None,
+            crashed: false,
         }
     }
 

@@ -41,9 +41,9 @@
 //!
 //! - [`Supervisor`] (`supervisor.rs`): **the browser**. It owns what is browser-wide (the
 //!   connection's clock, command ids and commands in flight, the targets, which tab is
-//!   current) and routes each message to the tab that owns its session; browser-level
-//!   events (a page attached, a target changed or gone) are its own. See
-//!   [`manual::rules`], the browser and its tabs.
+//!   current, the browser contexts it created) and routes each message to the tab that
+//!   owns its session; browser-level events (a page attached, a target changed or gone)
+//!   are its own. See [`manual::rules`], the browser and its tabs.
 //! - `TabSupervisor` (`tab_supervisor.rs`): **one tab**, a complete machine (frames,
 //!   sessions, dialogs, console, refs, flows, its own deadlines), lent the connection's
 //!   `Outbox` for each call; a dispatcher over the components below.
@@ -54,6 +54,8 @@
 //!   `remote_object.rs`, [`command`] (commands in flight), [`error`], [`limits`].
 //! - `Outbox` (`outbox.rs`): the clock, command ids, commands in flight, output queues.
 //! - `Dialogs` (`dialogs.rs`): every dialog rule, one record per answer in flight.
+//! - `Contexts` (`contexts.rs`): the browser contexts created, which ids a call may name,
+//!   what a context command's reply changes.
 //! - `Tab` (`tab.rs`): one tab's page, sessions, frames, routing, the console ring;
 //!   `renderer.rs`: which of its sessions a pending dialog blocks.
 //! - `lifecycle.rs`: targets and frames coming and going, applied across the components
@@ -70,6 +72,7 @@
 //! - [`dialog`], [`frame`], [`session`], [`command`]: the tables' types.
 //! - [`snapshot`]: the snapshot and diff types, the `frame_tree` view, [`Mirror`].
 //! - [`bridge`]: the dialog bridge's script and request rules.
+//! - [`url_policy`]: where an agent may go (`file:`, `chrome:`, `javascript:`, origins).
 //! - [`limits`]: every bound in one place.
 //! - [`replay`]: recorded traces and their replay.
 //! - [`manual`]: the Chromium facts the code relies on, and the rules it keeps.
@@ -85,6 +88,7 @@ mod cdp;
 pub mod command;
 mod config;
 mod console;
+mod contexts;
 pub mod dialog;
 mod dialogs;
 pub mod error;
@@ -106,6 +110,7 @@ pub mod snapshot;
 pub mod supervisor;
 mod tab;
 mod tab_supervisor;
+pub mod url_policy;
 pub mod wire;
 
 pub use command::CommandId;

@@ -80,7 +80,7 @@ impl Cascade<'_> {
 
     /// A target crashed: its commands fail, its dialogs are given up.
     pub fn on_crashed(&mut self, session_id: &str) {
-        let is_page = self.tab.mark_crashed(session_id);
+        let is_page = self.tab.mark_crashed(self.out, session_id);
         // Commands on a crashed session are never answered.
         let sessions = vec![session_id.to_owned()];
         self.fail_on_sessions(&sessions, SessionGoneReason::Crashed);
@@ -92,6 +92,13 @@ impl Cascade<'_> {
         } else {
             let frames = self.tab.frames.owned_by(&sessions);
             self.dialogs.give_up_of_frames(self.out, view, &frames);
+            // The crashed OOPIF's document went with its renderer: what was below it is
+            // gone (Chromium reports the OOPIFs among it, not its in-process frames). The
+            // frame itself stays, marked crashed, until it navigates again.
+            if let Some(frame_id) = self.tab.crashed_oopif_of(session_id) {
+                let below = self.tab.frames.descendants(&frame_id);
+                self.remove(Removal::Frames(below));
+            }
         }
     }
 

@@ -18,9 +18,13 @@ pub use crate::limits::{
 /// ```
 /// use cdp_supervisor::FrameInfo;
 /// let f = FrameInfo { frame_id: "F".into(), parent_frame_id: None, url: "about:blank".into(),
-///     origin: "null".into(), name: String::new(), is_oopif: false, session_id: None };
+///     origin: "null".into(), name: String::new(), is_oopif: false, session_id: None,
+///     crashed: false };
 /// assert_eq!(serde_json::to_string(&f)?,
 ///     r#"{"frame_id":"F","parent_frame_id":null,"url":"about:blank","origin":"null","is_oopif":false}"#);
+/// // A crashed OOPIF says so (the field is left out while false).
+/// let crashed = FrameInfo { is_oopif: true, session_id: Some("S".into()), crashed: true, ..f };
+/// assert!(serde_json::to_string(&crashed)?.ends_with(r#""session_id":"S","crashed":true}"#));
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +45,16 @@ pub struct FrameInfo {
     /// The OOPIF's own session; present on OOPIFs only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
+    /// The OOPIF's renderer crashed (`Inspector.targetCrashed` on its session): it answers
+    /// nothing, and its calls fail at once with `crashed`, until the frame navigates
+    /// again (its parent reloads, or sets the iframe's `src`). Omitted while false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub crashed: bool,
+}
+
+/// Serde's skip test for flags that are omitted while false.
+fn is_false(flag: &bool) -> bool {
+    !*flag
 }
 
 /// The top frame as `frame_tree.top` lists it.
@@ -398,7 +412,7 @@ pub enum Diff {
 /// use cdp_supervisor::{FrameInfo, snapshot::build_frame_tree};
 /// let f = |id: &str, parent: Option<&str>| FrameInfo { frame_id: id.into(),
 ///     parent_frame_id: parent.map(Into::into), url: String::new(), origin: String::new(),
-///     name: String::new(), is_oopif: false, session_id: None };
+///     name: String::new(), is_oopif: false, session_id: None, crashed: false };
 /// let frames = [f("T", None), f("A", Some("T")), f("orphan", Some("gone"))];
 /// let tree = build_frame_tree(Some("T"), frames.iter());
 /// assert_eq!(tree.children.len(), 1);

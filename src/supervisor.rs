@@ -21,6 +21,7 @@ use crate::ax::{AxError, AxOptions, ResolvedRef};
 use crate::cdp::{self, CdpEvent};
 use crate::command::{CommandId, InFlight, Purpose, TabKey};
 use crate::config::Config;
+use crate::contexts::Contexts;
 use crate::dialog::{Answer, DialogAction, DialogPolicy};
 use crate::error::{CommandError, DialogError, InputError};
 use crate::evaluate::{EvalError, Evaluation};
@@ -42,6 +43,8 @@ mod step {
     /// Resuming or detaching a target that is not a tab.
     pub const LET_GO: u16 = 3;
     pub const TARGET_INFO: u16 = 4;
+    /// Opening a tab in a fresh browser that has none (after a reconnect).
+    pub const OPEN_FRESH: u16 = 5;
 }
 
 /// The sans-IO supervisor of a Chromium browser and every tab in it. See the crate docs
@@ -75,6 +78,9 @@ pub struct Supervisor {
     current: Option<TabKey>,
     /// The tab id the last `current_tab` diff named.
     current_emitted: Option<String>,
+    /// The key of the tab `current_emitted` names: a tab's id never changes, so while
+    /// the current key is this one there is nothing to compare.
+    current_emitted_key: Option<TabKey>,
     /// Tabs in the order they were last current (most recent last), for when the current
     /// one closes; bounded by the tabs.
     recently_current: Vec<TabKey>,
@@ -92,22 +98,8 @@ pub struct Supervisor {
     destroyed_last: Option<TabKey>,
     /// A planned stop's grace deadline, once `begin_stop` was called.
     stop_deadline: Option<f64>,
-    /// The browser contexts this supervisor created and has not disposed (bounded by
-    /// [`crate::limits::MAX_BROWSER_CONTEXTS`]; emptied when the connection closes, as
-    /// Chromium disposes them then).
-    contexts: BTreeSet<String>,
-    /// The context commands in flight, by command id (bounded by the commands in flight:
-    /// an entry goes with its command's reply or failure).
-    context_commands: BTreeMap<u64, ContextCommand>,
-}
-
-/// A browser-context command in flight, for what its reply changes.
-#[derive(Debug, Clone)]
-enum ContextCommand {
-    /// `Target.createBrowserContext`: its id joins the contexts.
-    Create,
-    /// `Target.disposeBrowserContext` of this context: it and its tabs go.
-    Dispose(String),
+    /// The browser contexts this supervisor created, and its context commands in flight.
+    contexts: Contexts,
 }
 
 /// Each tab's next deadline, with the earliest found without a walk over every tab.
@@ -171,6 +163,7 @@ impl Supervisor {
             last_route: None,
             current: None,
             current_emitted: None,
+            current_emitted_key: None,
             recently_current: Vec::new(),
             select_on_attach: None,
             acts_running: BTreeMap::new(),
@@ -178,8 +171,7 @@ impl Supervisor {
             over_bound: BTreeSet::new(),
             destroyed_last: None,
             stop_deadline: None,
-            contexts: BTreeSet::new(),
-            context_commands: BTreeMap::new(),
+            contexts: Contexts::default(),
         }
     }
 
@@ -204,7 +196,9 @@ impl Supervisor {
     /// The WebSocket closed: every command in flight fails, pending dialogs close
     /// `remote`, sessions and frames are cleared, and every tab but the current one is
     /// forgotten (the browser's auto-attach gives them back). The current tab is
-    /// remembered, so that the next [`Supervisor::handle_connected`] re-attaches it.
+    /// remembered, so that the next [`Supervisor::handle_connected`] re-attaches it,
+    /// unless it is in a browser context this supervisor created: Chromium disposes those
+    /// with the connection, and they are forgotten too.
     pub fn handle_disconnected(&mut self, now: f64) {
         self.out.advance(now);
         for (id, cmd) in self.out.commands_in_flight.take_all() {
@@ -213,17 +207,28 @@ impl Supervisor {
             };
             self.fail_command(id, cmd, error);
         }
-        let keys: Vec<TabKey> = self.tabs.keys().copied().collect();
+        // A tab of a context this supervisor created does not outlive the connection
+        // (Chromium disposes the context with it): the current tab is remembered only
+        // when it is not one.
+        let keep = self.current.filter(|k| {
+            let context = self
+                .tabs
+                .get(k)
+                .and_then(|t| t.browser_context_id.as_deref());
+            context.is_none_or(|c| !self.contexts.created(c))
+        });
+        let mut keys: Vec<TabKey> = self.tabs.keys().copied().collect();
+        // The current tab last, so that it is not passed on to a tab about to go.
+        keys.sort_by_key(|k| Some(*k) == self.current);
         for key in keys {
-            if Some(key) == self.current {
+            if Some(key) == keep {
                 self.with_tab(key, |tab, out, env| tab.on_disconnected(out, env));
             } else {
                 self.remove_tab(key);
             }
         }
         self.session_owner.clear();
-        // Created with `disposeOnDetach`: Chromium disposes them with the connection.
-        self.contexts.clear();
+        self.contexts.connection_closed();
         self.after_input();
     }
 
@@ -383,10 +388,15 @@ impl Supervisor {
         context_id: Option<&str>,
     ) -> Result<CommandId, CommandError> {
         self.out.advance(now);
-        self.check_command_bound()?;
+        self.env
+            .config
+            .url_policy
+            .check(url)
+            .map_err(CommandError::UrlRefused)?;
         if let Some(context) = context_id {
             self.check_context(context)?;
         }
+        self.check_command_bound()?;
         self.out.act_for(None, &[]);
         let params = to_raw(&cdp::CreateTargetParams {
             url,
@@ -428,15 +438,7 @@ impl Supervisor {
     pub fn create_context(&mut self, now: f64) -> Result<CommandId, CommandError> {
         self.out.advance(now);
         self.check_command_bound()?;
-        let creating = self
-            .context_commands
-            .values()
-            .filter(|c| matches!(c, ContextCommand::Create))
-            .count();
-        let limit = crate::limits::MAX_BROWSER_CONTEXTS;
-        if self.contexts.len() + creating >= limit {
-            return Err(CommandError::TooManyContexts { limit });
-        }
+        self.contexts.check_room()?;
         self.out.act_for(None, &[]);
         let params = to_raw(&cdp::CreateBrowserContextParams {
             dispose_on_detach: true,
@@ -449,7 +451,7 @@ impl Supervisor {
             Purpose::User,
             t,
         );
-        self.context_commands.insert(id, ContextCommand::Create);
+        self.contexts.creating(id);
         Ok(CommandId(id))
     }
 
@@ -473,8 +475,8 @@ impl Supervisor {
         context_id: &str,
     ) -> Result<CommandId, CommandError> {
         self.out.advance(now);
-        self.check_command_bound()?;
         self.check_context(context_id)?;
+        self.check_command_bound()?;
         self.out.act_for(None, &[]);
         let params = to_raw(&cdp::BrowserContextIdParams {
             browser_context_id: context_id,
@@ -487,8 +489,7 @@ impl Supervisor {
             Purpose::User,
             t,
         );
-        self.context_commands
-            .insert(id, ContextCommand::Dispose(context_id.to_owned()));
+        self.contexts.disposing(id, context_id);
         Ok(CommandId(id))
     }
 
@@ -501,7 +502,7 @@ impl Supervisor {
     /// assert!(Supervisor::new(Config::default()).contexts().is_empty());
     /// ```
     pub fn contexts(&self) -> Vec<&str> {
-        self.contexts.iter().map(String::as_str).collect()
+        self.contexts.list()
     }
 
     /// Sends `method` to the browser itself, on no session (`Target.getBrowserContexts`,
@@ -541,7 +542,7 @@ impl Supervisor {
 
     /// A context a call may name: one this supervisor created, or one a tab is in.
     fn check_context(&self, context_id: &str) -> Result<(), CommandError> {
-        let known = self.contexts.contains(context_id)
+        let known = self.contexts.created(context_id)
             || self
                 .tabs
                 .values()
@@ -555,49 +556,17 @@ impl Supervisor {
         }
     }
 
-    /// A context command answered: a created context joins the contexts; a disposed one
-    /// leaves, with every tab still listed in it (Chromium destroys them, usually before
-    /// it answers; a last tab kept for one-tab clients goes too). A context Chromium no
-    /// longer knows (disposed by another client) leaves as well.
-    fn on_context_reply(
-        &mut self,
-        command: ContextCommand,
-        outcome: &Result<Option<&RawValue>, CdpError>,
-    ) {
-        match (command, outcome) {
-            (ContextCommand::Create, Ok(r)) => {
-                // A reply without the id leaves nothing to track; the caller reads it.
-                let created: Result<cdp::CreateBrowserContextResult<'_>, _> =
-                    parse("Target.createBrowserContext", *r);
-                // The bound was checked when it was sent, with the creations in flight.
-                if let (Ok(created), true) = (
-                    created,
-                    self.contexts.len() < crate::limits::MAX_BROWSER_CONTEXTS,
-                ) {
-                    self.contexts
-                        .insert(created.browser_context_id.into_owned());
-                }
-            }
-            (ContextCommand::Dispose(context), outcome) => {
-                let unknown = outcome
-                    .as_ref()
-                    .err()
-                    .is_some_and(|e| e.message.starts_with("Failed to find context"));
-                if outcome.is_err() && !unknown {
-                    return;
-                }
-                self.contexts.remove(&context);
-                let gone: Vec<TabKey> = self
-                    .tabs
-                    .values()
-                    .filter(|t| t.browser_context_id.as_deref() == Some(context.as_str()))
-                    .map(|t| t.key)
-                    .collect();
-                for key in gone {
-                    self.remove_tab(key);
-                }
-            }
-            (ContextCommand::Create, Err(_)) => {}
+    /// Every tab still listed in a disposed context goes (Chromium destroys them, usually
+    /// before it answers; a last tab kept for one-tab clients goes too).
+    fn remove_context_tabs(&mut self, context: &str) {
+        let gone: Vec<TabKey> = self
+            .tabs
+            .values()
+            .filter(|t| t.browser_context_id.as_deref() == Some(context))
+            .map(|t| t.key)
+            .collect();
+        for key in gone {
+            self.remove_tab(key);
         }
     }
 
@@ -1243,8 +1212,8 @@ impl Supervisor {
         error: Option<&RawValue>,
     ) -> Result<(), InputError> {
         let outcome = CdpError::reply_outcome(result, error);
-        if let Some(command) = self.context_commands.remove(&id) {
-            self.on_context_reply(command, &outcome);
+        if let Some(context) = self.contexts.on_reply(id, &outcome) {
+            self.remove_context_tabs(&context);
         }
         match (cmd.purpose, outcome) {
             (Purpose::User, outcome) => {
@@ -1256,6 +1225,16 @@ impl Supervisor {
                 Ok(())
             }
             (Purpose::Browser(step::GET_TARGETS), Ok(r)) => self.on_targets(r),
+            (Purpose::Browser(step::OPEN_FRESH), Ok(r)) => {
+                let created: cdp::CreateTargetResult<'_> = parse("Target.createTarget", r)?;
+                self.select_when_attached(&created.target_id);
+                Ok(())
+            }
+            (Purpose::Browser(step::OPEN_FRESH), Err(e)) => {
+                let message = e.message;
+                self.out.warn(Warning::NoTabAfterReconnect { message });
+                Ok(())
+            }
             (Purpose::Browser(step::TARGET_INFO), Ok(r)) => {
                 #[derive(serde::Deserialize)]
                 struct Info<'a> {
@@ -1291,9 +1270,19 @@ impl Supervisor {
             .map(|t| t.tab_id.to_string());
         let wanted = had.clone().or_else(|| self.env.config.target_id.clone());
         let chosen = match &wanted {
-            Some(w) => pages.find(|t| t.target_id == w.as_str()),
+            Some(w) => pages.clone().find(|t| t.target_id == w.as_str()),
             None => pages.next(),
         };
+        // The tab we had is gone after a reconnect (a new browser behind the endpoint):
+        // supervise the browser's page instead, or open one; never sit detached.
+        let fresh = match (&had, chosen) {
+            (Some(old), None) => Some(old.clone()),
+            _ => None,
+        };
+        let chosen = chosen.or_else(|| fresh.as_ref().and_then(|_| pages.next()));
+        if let Some(old_tab_id) = fresh {
+            self.on_fresh_browser(old_tab_id, chosen.map(|c| c.target_id.to_string()));
+        }
         match chosen {
             Some(chosen) => {
                 let target = chosen.target_id.to_string();
@@ -1322,6 +1311,7 @@ impl Supervisor {
                 self.make_current(key);
                 self.with_tab(key, |tab, out, env| tab.attach(out, env, &url));
             }
+            None if self.current.is_none() && had.is_some() => {} // opening one
             None => {
                 self.out.warn(Warning::NoPageTarget { wanted });
                 if let Some(key) = self.current {
@@ -1352,6 +1342,33 @@ impl Supervisor {
             t,
         );
         Ok(())
+    }
+
+    /// The tab we had is not in the browser we reconnected to: it goes, with everything
+    /// it held (`tab_closed`), and the embedder is told (`fresh_browser`). With no page
+    /// to supervise (`new_tab` `None`), one is opened; it becomes current when it attaches.
+    fn on_fresh_browser(&mut self, old_tab_id: String, new_tab: Option<String>) {
+        if let Some(old) = self.current.take() {
+            self.remove_tab(old);
+        }
+        if new_tab.is_none() {
+            let params = to_raw(&cdp::CreateTargetParams {
+                url: "about:blank",
+                browser_context_id: None,
+            });
+            let t = self.env.config.setup_timeout;
+            self.out.send(
+                None,
+                "Target.createTarget",
+                params.as_deref(),
+                Purpose::Browser(step::OPEN_FRESH),
+                t,
+            );
+        }
+        self.out.warn(Warning::FreshBrowser {
+            old_tab_id,
+            tab_id: new_tab,
+        });
     }
 
     /// A target's URL and title, from `targetInfoChanged` or `getTargetInfo`.
@@ -1744,6 +1761,10 @@ impl Supervisor {
 
     /// A `current_tab` diff when the current tab changed since the last one.
     fn emit_current(&mut self) {
+        if self.current_emitted_key.is_some() && self.current_emitted_key == self.current {
+            return;
+        }
+        self.current_emitted_key = self.current;
         if self.current_emitted.as_deref() == self.current_tab() {
             return;
         }
@@ -1902,9 +1923,15 @@ impl Supervisor {
                 });
             }
             _ => {
-                self.context_commands.remove(&id);
+                self.contexts.failed(id);
                 if cmd.purpose == Purpose::User {
                     self.out.command_finished(id, Err(error));
+                } else if cmd.purpose == Purpose::Browser(step::OPEN_FRESH)
+                    && matches!(error, CommandError::Timeout { .. })
+                {
+                    // (A disconnect meanwhile is not fatal: the next connect starts over.)
+                    let message = error.to_string();
+                    self.out.warn(Warning::NoTabAfterReconnect { message });
                 }
             }
         }
@@ -1934,7 +1961,8 @@ impl Supervisor {
         let deadline = tab.next_deadline();
         // The page session, once the tab knows it (from its attach's reply or event). The
         // last route answers for a busy page's own messages without hashing.
-        let routed_last = |s: &str| matches!(&self.last_route, Some((l, k, _)) if l == s && *k == key);
+        let routed_last =
+            |s: &str| matches!(&self.last_route, Some((l, k, _)) if l == s && *k == key);
         let page_session = tab
             .page_session_id()
             .filter(|s| !routed_last(s) && !self.session_owner.contains_key(*s))

@@ -225,6 +225,12 @@ impl Tab {
         method: &str,
     ) -> Result<String, CommandError> {
         let session = self.route(frame_id, method)?;
+        if let Some(crashed) = self.crashed_oopif_of(&session) {
+            return Err(CommandError::FrameCrashed {
+                frame_id: crashed,
+                method: method.to_owned(),
+            });
+        }
         if self.sessions.get(&session).is_some_and(|s| s.crashed) {
             return Err(CommandError::SessionGone {
                 method: method.to_owned(),
@@ -248,14 +254,32 @@ impl Tab {
         Ok((session, url))
     }
 
-    /// Marks a session crashed (and the page, when it is the page session). Whether it is.
-    pub fn mark_crashed(&mut self, session_id: &str) -> bool {
-        if let Some(s) = self.sessions.get_mut(session_id) {
-            s.crashed = true;
+    /// The OOPIF frame whose crashed renderer `session` is (not the page's own session).
+    pub fn crashed_oopif_of(&self, session: &str) -> Option<String> {
+        let s = self.sessions.get(session).filter(|s| s.crashed)?;
+        if s.kind != TargetKind::Iframe || self.page_session() == Some(session) {
+            return None;
         }
+        Some(s.target_id.to_string())
+    }
+
+    /// Marks a session crashed (and the page, when it is the page session; else the OOPIF
+    /// frame it owns, with a `frame_updated` diff). Whether it is the page's.
+    pub fn mark_crashed(&mut self, out: &mut Outbox, session_id: &str) -> bool {
+        let Some(s) = self.sessions.get_mut(session_id) else {
+            return false;
+        };
+        s.crashed = true;
+        let target = s.target_id.to_string();
         let is_page = self.page_session() == Some(session_id);
         if is_page {
             self.set_phase(PagePhase::Crashed);
+        } else if self
+            .frames
+            .get(&target)
+            .is_some_and(|f| f.info.session_id.as_deref() == Some(session_id))
+        {
+            self.change_frame(out, &target, |f| f.crashed = true, None);
         }
         is_page
     }
@@ -307,6 +331,7 @@ impl Tab {
                 name: String::new(),
                 is_oopif: false,
                 session_id: None,
+                crashed: false,
             };
             self.insert_frame(out, info, session);
         }
@@ -341,6 +366,7 @@ impl Tab {
         }
         if navigated {
             self.frames.new_document(&id);
+            self.revive_crashed_oopif(out, &id);
         }
         if navigated && self.page_target() == Some(id.as_str()) {
             // A crashed tab that navigates has a new renderer.
@@ -354,6 +380,23 @@ impl Tab {
             }
         }
         self.note_top_url(&id);
+    }
+
+    /// A crashed OOPIF that navigates has a new renderer behind the same session (see
+    /// [chromium_facts](crate::manual::chromium_facts), a crashed OOPIF): it answers again.
+    fn revive_crashed_oopif(&mut self, out: &mut Outbox, frame_id: &str) {
+        let Some(session) = self
+            .frames
+            .get(frame_id)
+            .filter(|f| f.info.crashed)
+            .and_then(|f| f.info.session_id.clone())
+        else {
+            return;
+        };
+        if let Some(s) = self.sessions.get_mut(&session) {
+            s.crashed = false;
+        }
+        self.change_frame(out, frame_id, |f| f.crashed = false, None);
     }
 
     /// An iframe target attached: its frame is now an OOPIF owned by `session`, whether
@@ -384,6 +427,7 @@ impl Tab {
                 name: String::new(),
                 is_oopif: true,
                 session_id: Some(session.to_owned()),
+                crashed: false,
             };
             self.insert_frame(out, info, session);
         }
@@ -683,6 +727,7 @@ impl Tab {
             name: frame.name.as_deref().unwrap_or("").to_owned(),
             is_oopif: own_root,
             session_id: own_root.then(|| session.to_owned()),
+            crashed: false,
         };
         (info, own_root)
     }

@@ -311,7 +311,14 @@ impl TabSupervisor {
                     .detached_frames(session, &ev.frame_id, ev.reason.as_deref());
                 self.cascade(out, env).remove(Removal::Frames(gone));
             }
+            E::FrameRequestedNavigation(ev) => {
+                let here = matches!(ev.disposition.as_deref(), None | Some("currentTab"));
+                if here {
+                    self.guard_navigation(out, env, session, &ev.frame_id, ev.url.as_deref());
+                }
+            }
             E::FrameStartedNavigating(ev) => {
+                self.guard_navigation(out, env, session, &ev.frame_id, ev.url.as_deref());
                 // A frame blocked in a bridge dialog's synchronous XHR cannot commit a
                 // navigation; answer first (the native equivalent is closed by Chromium).
                 let same_document = matches!(
@@ -338,6 +345,67 @@ impl TabSupervisor {
             }
             _ => {}
         }
+    }
+
+    /// A navigation of the tab's top frame that the page started (a link, a script, a
+    /// popup's first load) to where the URL policy does not let an agent go: stopped before
+    /// it commits (`Page.stopLoading`, so the page stays where it was), or, for a popup that
+    /// has shown nothing yet, closed (`Target.closeTarget`); a
+    /// [`Warning::NavigationRefused`] says so. The supervisor's own navigations were
+    /// checked before they were sent; this catches the page's (see
+    /// [chromium_facts](crate::manual::chromium_facts), the doors).
+    fn guard_navigation(
+        &mut self,
+        out: &mut Outbox,
+        env: &TabEnv,
+        session: &str,
+        frame_id: &str,
+        url: Option<&str>,
+    ) {
+        let policy = &env.config.url_policy;
+        let (Some(url), Some(page)) = (url, self.tab.page_session()) else {
+            return;
+        };
+        if policy.allows_everything() || page != session || self.tab.page_target() != Some(frame_id)
+        {
+            return;
+        }
+        let Err(refused) = policy.check(url) else {
+            return;
+        };
+        let shown = self
+            .tab
+            .frames
+            .get(frame_id)
+            .map(|f| f.info.url.as_str())
+            .unwrap_or("");
+        let fresh_popup = self.opener.is_some() && matches!(shown, "" | "about:blank");
+        let timeout = env.config.setup_timeout;
+        if fresh_popup {
+            let params = to_raw(&cdp::TargetIdParams {
+                target_id: &self.tab_id,
+            });
+            out.send(
+                None,
+                "Target.closeTarget",
+                params.as_deref(),
+                Purpose::Quiet,
+                timeout,
+            );
+        } else {
+            out.send(
+                Some(page),
+                "Page.stopLoading",
+                None,
+                Purpose::Quiet,
+                timeout,
+            );
+        }
+        out.warn(Warning::NavigationRefused {
+            tab_id: self.tab_id.to_string(),
+            refused,
+            tab_closed: fresh_popup,
+        });
     }
 
     /// Fires what is due at `now`: the flows' deadlines and dialog watchdogs (command
@@ -480,6 +548,14 @@ impl TabSupervisor {
         action: Action,
         options: ActOptions,
     ) -> Result<CommandId, ActError> {
+        // Where an agent may go: checked before anything is sent, so a refused
+        // navigation leaves the page where it was.
+        if let crate::act::Action::Navigate { url } = &action {
+            env.config
+                .url_policy
+                .check(url)
+                .map_err(CommandError::UrlRefused)?;
+        }
         self.check_not_crashed()?;
         self.cascade(out, env).begin_act(action, options)
     }

@@ -110,6 +110,48 @@ fn a_context_is_created_at_browser_level_and_ends_with_the_connection() {
 }
 
 #[test]
+fn a_current_tab_of_a_created_context_is_not_kept_for_the_reconnect() {
+    let mut h = two_contexts();
+    assert_eq!(
+        h.sup.current_tab(),
+        Some(TAB_B),
+        "the last new tab is current"
+    );
+    h.sup.handle_disconnected(h.now);
+    h.drain();
+    // Chromium disposed both contexts with the connection: nothing is kept to re-attach.
+    assert!(h.sup.tabs().is_empty(), "{:?}", h.sup.tabs());
+    assert_eq!(h.sup.current_tab(), None);
+    h.sup.handle_connected(h.now);
+    h.drain();
+    let get_targets = h.last_sent("Target.getTargets").id;
+    h.reply(
+        get_targets,
+        &format!(
+            r#"{{"targetInfos":[{{"targetId":"{PAGE}","type":"page","url":"about:blank"}}]}}"#
+        ),
+    );
+    let attach = h.last_sent("Target.attachToTarget");
+    assert!(
+        attach.json.contains(PAGE),
+        "the first page is attached: {}",
+        attach.json
+    );
+    assert_eq!(h.sup.current_tab(), Some(PAGE));
+}
+
+#[test]
+fn a_current_tab_of_the_default_context_is_kept_for_the_reconnect() {
+    let mut h = two_contexts();
+    h.sup.select_tab(h.now, PAGE).unwrap();
+    h.sup.handle_disconnected(h.now);
+    h.drain();
+    let ids: Vec<String> = h.sup.tabs().into_iter().map(|t| t.tab_id).collect();
+    assert_eq!(ids, [PAGE]);
+    assert_eq!(h.sup.current_tab(), Some(PAGE));
+}
+
+#[test]
 fn tabs_and_their_popups_carry_their_context() {
     let h = two_contexts();
     let tabs = h.snapshot().tabs;

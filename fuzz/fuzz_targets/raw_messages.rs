@@ -43,6 +43,8 @@ struct Run {
     sent: Vec<cdp_supervisor::OutgoingCommand>,
     /// Pages attached by `\x04` so far (numbers their ids).
     pages: u32,
+    /// The browser context the next attached page names, if any.
+    next_context: Option<String>,
 }
 
 impl Run {
@@ -131,8 +133,13 @@ impl Run {
             .map(|o| format!(r#","openerId":"{o}""#))
             .unwrap_or_default();
         let (waiting, access) = (b & 1 != 0, b & 4 != 0);
+        let context = self
+            .next_context
+            .take()
+            .map(|c| format!(r#","browserContextId":"{c}""#))
+            .unwrap_or_default();
         self.recv(&format!(
-            r#"{{"method":"Target.attachedToTarget","params":{{"sessionId":"{session}","targetInfo":{{"targetId":"{target}","type":"page","title":"","url":"","attached":true,"canAccessOpener":{access}{opener}}},"waitingForDebugger":{waiting}}}}}"#
+            r#"{{"method":"Target.attachedToTarget","params":{{"sessionId":"{session}","targetInfo":{{"targetId":"{target}","type":"page","title":"","url":"","attached":true,"canAccessOpener":{access}{opener}{context}}},"waitingForDebugger":{waiting}}}}}"#
         ));
         if b & 16 != 0 {
             self.reply_to("Page.enable", Some(&session), "{}");
@@ -171,6 +178,66 @@ impl Run {
         }
     }
 
+    /// A browser-context call, `which` by `a`: a tab opened in the default context; a
+    /// context created; a tab opened in a context (a known one, else an unknown id) and
+    /// attached in it; a context disposed (its answer `{}`, or Chromium's refusal by `b`).
+    fn context_call(&mut self, a: u8, b: u8) {
+        let now = self.now;
+        let known = |run: &Run| {
+            let tabs = run.sup.tabs();
+            let of_tab = tabs.iter().find_map(|t| t.browser_context_id.clone());
+            run.sup.contexts().first().map(|c| c.to_string()).or(of_tab)
+        };
+        match a & 3 {
+            0 => {
+                let _ = self.sup.new_tab(now, "http://c.test/");
+            }
+            1 => {
+                let _ = self.sup.create_context(now);
+                self.drain();
+                let n = self.pages;
+                let result = format!(r#"{{"browserContextId":"C{n}-{b}"}}"#);
+                self.reply_to("Target.createBrowserContext", None, &result);
+            }
+            2 => {
+                let context = known(self).unwrap_or_else(|| "C-unknown".into());
+                if self.sup.new_tab_in_context(now, "about:blank", Some(&context)).is_ok() {
+                    self.drain();
+                    let n = self.pages + 1;
+                    let result = format!(r#"{{"targetId":"T{n}"}}"#);
+                    self.next_context = Some(context);
+                    self.attach_page(b);
+                    self.reply_to("Target.createTarget", None, &result);
+                }
+            }
+            _ => {
+                let context = known(self).unwrap_or_else(|| "C-unknown".into());
+                if self.sup.dispose_context(now, &context).is_ok() {
+                    self.drain();
+                    let cmd = self
+                        .sent
+                        .iter()
+                        .rev()
+                        .find(|c| c.method == "Target.disposeBrowserContext");
+                    let id = cmd.map(|c| c.id).unwrap_or_default();
+                    let text = if b & 1 == 0 {
+                        format!(r#"{{"id":{id},"result":{{}}}}"#)
+                    } else {
+                        format!(
+                            r#"{{"id":{id},"error":{{"code":-32000,"message":"Failed to find context with id {context}"}}}}"#
+                        )
+                    };
+                    self.recv(&text);
+                    // Either way nothing of the context is left.
+                    let left = self.sup.tabs();
+                    let left = left.iter().filter(|t| t.browser_context_id.as_deref() == Some(&context));
+                    assert_eq!(left.count(), 0, "a tab of disposed context {context} is left");
+                    assert!(!self.sup.contexts().contains(&context.as_str()));
+                }
+            }
+        }
+    }
+
     /// One of the embedder's tab calls (SPEC §16), `which` by `a`, its tab by `b`.
     fn tab_call(&mut self, a: u8, b: u8) {
         let now = self.now;
@@ -182,9 +249,7 @@ impl Run {
                     let _ = self.sup.select_tab(now, t);
                 }
             }
-            1 => {
-                let _ = self.sup.new_tab(now, "http://c.test/");
-            }
+            1 => self.context_call(a >> 3, b),
             2 => {
                 let _ = self.sup.close_tab(now, tab, a & 8 != 0);
             }
@@ -238,6 +303,7 @@ fuzz_target!(|data: &[u8]| {
         now: 1000.0,
         sent: Vec::new(),
         pages: 0,
+        next_context: None,
     };
     // Preamble (fact 1): targets listed, page attached, Page.enable answered, top navigated.
     run.sup.handle_connected(run.now);

@@ -480,6 +480,11 @@ pub struct Point {
 pub struct ActResult {
     /// The top frame's URL afterwards.
     pub url: String,
+    /// A navigation the page started during the action (a link, a script) that the URL
+    /// policy refused: it was stopped before it committed. Why, naming the flag that would
+    /// allow it; omitted when nothing was refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub navigation_refused: Option<String>,
     /// `document.title` afterwards (empty when it could not be read).
     pub title: String,
     /// The top frame navigated (a new document, or within the document).
@@ -598,8 +603,9 @@ fn command_code(e: &CommandError) -> &'static str {
         CommandError::SessionGone { .. } | CommandError::NotAttached => "session_gone",
         CommandError::Disconnected { .. } => "disconnected",
         CommandError::UnknownFrame { .. } | CommandError::NotAnOopif { .. } => "no_such_frame",
-        CommandError::Crashed { .. } => "crashed",
+        CommandError::Crashed { .. } | CommandError::FrameCrashed { .. } => "crashed",
         CommandError::NoSuchTab { .. } => "no_such_tab",
+        CommandError::UrlRefused(_) => "url_refused",
         _ => "bad_request",
     }
 }

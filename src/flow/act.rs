@@ -766,11 +766,19 @@ impl ActFlow {
                 return self.input(ctx);
             }
             step::NAVIGATE => {
-                if let Some(error) = v.get("errorText").and_then(Value::as_str) {
-                    let url = match &self.action {
-                        Action::Navigate { url } => url.clone(),
-                        _ => String::new(),
-                    };
+                let url = match &self.action {
+                    Action::Navigate { url } => url.clone(),
+                    _ => String::new(),
+                };
+                let script = crate::url_policy::scheme_of(&url).as_deref() == Some("javascript");
+                if script {
+                    // A `javascript:` URL runs in the page and commits nothing: Chromium
+                    // answers `net::ERR_ABORTED` while the script runs (see
+                    // [chromium_facts](crate::manual::chromium_facts)). Not a failure: the
+                    // action settles like any other, and a dialog the script opened ends
+                    // the wait at once and is named in the result.
+                    self.nav_started = false;
+                } else if let Some(error) = v.get("errorText").and_then(Value::as_str) {
                     return self.fail(
                         ctx,
                         ActError::Command(CommandError::Cdp {
@@ -784,7 +792,7 @@ impl ActFlow {
                 if v.get("loaderId").is_none() {
                     self.nav_started = false;
                 }
-                self.navigated = true;
+                self.navigated = !script;
             }
             step::HISTORY => {
                 let current = v.get("currentIndex").and_then(Value::as_u64);
@@ -900,6 +908,21 @@ impl ActFlow {
                     }
                 }
             }
+            // A navigation the URL policy refuses is stopped by the tab before it commits:
+            // nothing to wait for; the result says so.
+            E::FrameStartedNavigating(ev)
+                if ev.frame_id == top && refused(ctx, ev.url.as_deref()).is_some() =>
+            {
+                self.note_refused(refused(ctx, ev.url.as_deref()));
+                if !self.committed {
+                    self.nav_started = false;
+                }
+            }
+            E::FrameRequestedNavigation(ev)
+                if ev.frame_id == top && refused(ctx, ev.url.as_deref()).is_some() =>
+            {
+                self.note_refused(refused(ctx, ev.url.as_deref()));
+            }
             E::FrameStartedNavigating(ev) if ev.frame_id == top => {
                 let same_document = matches!(
                     ev.navigation_type.as_deref(),
@@ -955,6 +978,15 @@ impl ActFlow {
         self.check_settled(ctx, now)
     }
 
+    /// A navigation the page started was refused: nothing to wait for; the first refusal
+    /// goes into the result.
+    fn note_refused(&mut self, why: Option<String>) {
+        self.nav_requested = false;
+        if self.result.navigation_refused.is_none() {
+            self.result.navigation_refused = why;
+        }
+    }
+
     /// A cross-document navigation of the top frame started (`committed`: its document
     /// is already there, as lifecycle `init` says): whatever loaded before is not it.
     fn restart_navigation(&mut self, committed: bool) {
@@ -1008,4 +1040,13 @@ fn just_recorded<'a>(
         .back()
         .map(|e| &**e)
         .filter(|e| e.at == now && e.session_id.as_deref() == Some(session))
+}
+
+/// Why the URL policy refuses a navigation to `url` the page started, if it does.
+fn refused(ctx: &FlowCtx<'_>, url: Option<&str>) -> Option<String> {
+    ctx.config
+        .url_policy
+        .check(url?)
+        .err()
+        .map(|refused| refused.to_string())
 }

@@ -296,6 +296,8 @@ impl AxSnapshotFlow {
                 Some(format!("its parent frame {p} is left out"))
             } else if self.frames.len() >= max_frames {
                 Some(format!("over the frame budget of {max_frames} frames"))
+            } else if frame.info.crashed {
+                Some("its renderer crashed: reload the tab (recover) to bring it back".to_owned())
             } else if depth > max_depth {
                 Some(format!(
                     "an OOPIF nested {depth} deep, over the OOPIF depth budget of {max_depth}"

@@ -167,6 +167,13 @@ pub(crate) fn plan(
             }
         }
     };
+    if let Some(frame_id) = tab.crashed_oopif_of(&session) {
+        return Err(CommandError::FrameCrashed {
+            frame_id,
+            method: "Runtime.evaluate".into(),
+        }
+        .into());
+    }
     if let Some(s) = tab.sessions.get(&session) {
         if s.crashed || !matches!(s.kind, TargetKind::Page | TargetKind::Iframe) {
             return Err(CommandError::SessionGone {
@@ -428,7 +435,12 @@ impl EvaluateFlow {
             return FlowStatus::Running;
         }
         self.send_quiet(ctx, "Runtime.terminateExecution", json!({}));
-        self.finish(ctx, Err(self.timeout(true)))
+        // Nothing answered: termination is asked for, not known to have happened.
+        let error = EvalError::NoAnswer {
+            target: self.plan.target.clone(),
+            budget_ms: self.budget_ms,
+        };
+        self.finish(ctx, Err(error))
     }
 
     /// Cancelled (a planned stop): terminate whatever runs, answer `cancelled`.
@@ -571,6 +583,7 @@ impl EvaluateFlow {
         let late = matches!(
             &outcome,
             Err(EvalError::Timeout { .. }
+                | EvalError::NoAnswer { .. }
                 | EvalError::Cancelled { .. }
                 | EvalError::Blocked { .. })
         );

@@ -62,6 +62,8 @@ pub const MAX_TABS: usize = 4;
 /// Tabs the model's browser holds at most (more than [`MAX_TABS`]: some are left
 /// unsupervised); a popup beyond opens nothing.
 const MODEL_MAX_TABS: usize = 6;
+/// A browser context id no one created.
+const UNKNOWN_CONTEXT: &str = "CTX-unknown";
 
 /// Time steps an [`Op::Advance`] can take, in seconds: below and above every deadline of
 /// [`config`] (enable 5 s, set-up 10 s, watchdog 60 s).
@@ -205,6 +207,16 @@ pub enum Op {
     /// The embedder closes a tab (`close_tab`: `Page.close`, or `Target.closeTarget` when
     /// `force`).
     CloseTab { tab: Pick, force: bool },
+    /// The embedder creates a browser context (`create_context`), answered at once.
+    NewContext,
+    /// The embedder opens a tab in a browser context (`new_tab_in_context`): one it
+    /// created (odd picks), the default one (even picks), or an unknown id (picks from
+    /// [`UNKNOWN_FROM`]).
+    NewTabInContext { context: Pick },
+    /// The embedder disposes a browser context (`dispose_context`), picked as above.
+    /// Chromium closes its tabs (the trace `tabs-contexts`); the model keeps one tab, so a
+    /// dispose that would close every tab is refused.
+    DisposeContext { context: Pick },
 }
 
 /// How the browser answers a command.
@@ -342,6 +354,9 @@ struct Tab {
     /// (`canAccessOpener`).
     opener: Option<String>,
     access: bool,
+    /// The browser context it lives in (`None`: the default one, named by no
+    /// `browserContextId` here).
+    context: Option<String>,
     page_session: Option<String>,
     /// Known frames, top first, in the order they appeared.
     frames: Vec<ModelFrame>,
@@ -411,8 +426,13 @@ impl Tab {
             .as_ref()
             .map(|o| format!(r#","openerId":"{o}""#))
             .unwrap_or_default();
+        let context = self
+            .context
+            .as_ref()
+            .map(|c| format!(r#","browserContextId":"{c}""#))
+            .unwrap_or_default();
         format!(
-            r#"{{"targetId":"{}","type":"page","title":"","url":"{url}","attached":true,"canAccessOpener":{}{opener}}}"#,
+            r#"{{"targetId":"{}","type":"page","title":"","url":"{url}","attached":true,"canAccessOpener":{}{opener}{context}}}"#,
             self.target, self.access
         )
     }
@@ -878,6 +898,13 @@ pub struct Driver {
     others: Vec<Tab>,
     /// Tabs created so far (numbers their ids).
     tabs_made: u32,
+    /// The model browser's contexts (created and not disposed), and how many were made
+    /// (ids are never reused).
+    contexts: Vec<String>,
+    contexts_made: u32,
+    /// Contexts whose dispose the supervisor was answered: none of their tabs may be
+    /// listed any more.
+    disposed_contexts: BTreeSet<String>,
     /// Recently closed tab ids: stale ids are a kind of wrong id.
     gone_tabs: VecDeque<String>,
     /// The connection: whether it is open, its number, the supervisor's commands not
@@ -975,6 +1002,9 @@ impl Driver {
             tab: Tab::new(TOP, 0, "a.test", "http://a.test/"),
             others: Vec::new(),
             tabs_made: 1,
+            contexts: Vec::new(),
+            contexts_made: 0,
+            disposed_contexts: BTreeSet::new(),
             gone_tabs: VecDeque::new(),
             connected: false,
             conn: 0,
@@ -1148,6 +1178,16 @@ impl Driver {
     fn disconnect(&mut self) {
         self.connected = false;
         self.outstanding.clear();
+        // Chromium disposes the contexts with the connection (`disposeOnDetach`); the
+        // model keeps a tab.
+        for context in std::mem::take(&mut self.contexts) {
+            while self.tab_count() > 1 {
+                let Some(loc) = self.locate_context_tab(&context) else {
+                    break;
+                };
+                self.remove_model_tab(loc);
+            }
+        }
         self.tab.forget_sessions();
         for t in &mut self.others {
             t.forget_sessions();
@@ -1183,6 +1223,11 @@ impl Driver {
             (_, true, Some(s)) => format!(r#","sessionId":"{s}""#),
         };
         let id = cmd.id;
+        let disposed = (cmd.method == "Target.disposeBrowserContext"
+            && matches!(reply, Reply::Result(_)))
+        .then(|| serde_json::from_str::<Value>(&cmd.json).ok())
+        .flatten()
+        .and_then(|v| v["params"]["browserContextId"].as_str().map(str::to_owned));
         let text = match reply {
             Reply::Result(r) => format!(r#"{{"id":{id},"result":{r}{session}}}"#),
             Reply::Error(code, message) => {
@@ -1193,6 +1238,7 @@ impl Driver {
             ),
         };
         let _ = self.feed(&text);
+        self.disposed_contexts.extend(disposed);
     }
 
     // ---- the model's browser: its tabs ----------------------------------------------
@@ -1234,6 +1280,17 @@ impl Driver {
         self.others
             .iter()
             .position(|t| t.target == target)
+            .map(Loc::Other)
+    }
+
+    /// A tab of `context`, if any.
+    fn locate_context_tab(&self, context: &str) -> Option<Loc> {
+        if self.tab.context.as_deref() == Some(context) {
+            return Some(Loc::Focus);
+        }
+        self.others
+            .iter()
+            .position(|t| t.context.as_deref() == Some(context))
             .map(Loc::Other)
     }
 
@@ -1366,6 +1423,7 @@ impl Driver {
         cross_site: bool,
         access: bool,
         waiting: bool,
+        context: Option<String>,
     ) -> (String, Vec<Msg>) {
         let n = self.tabs_made;
         self.tabs_made += 1;
@@ -1382,6 +1440,8 @@ impl Driver {
         let mut tab = Tab::new(&target, n, host, "");
         tab.opener = opener.map(|l| self.model_tab(l).target.clone());
         tab.access = access && opener.is_some();
+        // A popup is in its opener's context (the trace `tabs-contexts`).
+        tab.context = context.or_else(|| opener.and_then(|l| self.model_tab(l).context.clone()));
         let mut out = Vec::new();
         if self.connected && self.auto_attach_on {
             let sid = format!("SQ{n}-{}", self.conn);
@@ -1557,14 +1617,42 @@ impl Driver {
                 }
             }
             "Target.createTarget" => {
-                if self.tab_count() >= MODEL_MAX_TABS {
+                let context = param("browserContextId");
+                if context.as_ref().is_some_and(|c| !self.contexts.contains(c)) {
+                    Reply::Error(-32000, "Failed to find browser context with id")
+                } else if self.tab_count() >= MODEL_MAX_TABS {
                     Reply::Error(-32000, "Failed to open a new tab")
                 } else {
                     // Fact 24: a created tab attaches paused, without opener, before the
-                    // reply.
-                    let (target, msgs) = self.open_model_tab(None, false, false, true);
+                    // reply (in its context too: the trace `tabs-contexts`).
+                    let (target, msgs) = self.open_model_tab(None, false, false, true, context);
                     before = msgs;
                     Reply::Result(format!(r#"{{"targetId":"{target}"}}"#))
+                }
+            }
+            "Target.createBrowserContext" => {
+                let id = format!("CTX{}", self.contexts_made);
+                self.contexts_made += 1;
+                self.contexts.push(id.clone());
+                Reply::Result(format!(r#"{{"browserContextId":"{id}"}}"#))
+            }
+            "Target.disposeBrowserContext" => {
+                let context = param("browserContextId").unwrap_or_default();
+                let of_context = |t: &Tab| t.context.as_deref() == Some(context.as_str());
+                let count = self.all_tabs().filter(|t| of_context(t)).count();
+                if !self.contexts.contains(&context) {
+                    Reply::Error(-32000, "Failed to find context with id")
+                } else if count == self.tab_count() {
+                    // The model keeps a tab (see `Op::DisposeContext`).
+                    Reply::Error(-32000, "Cannot close every tab in the model")
+                } else {
+                    // Chromium closes every tab of it (each detached, then destroyed),
+                    // then answers.
+                    self.contexts.retain(|c| *c != context);
+                    while let Some(loc) = self.locate_context_tab(&context) {
+                        before.extend(self.close_model_tab(loc, 0));
+                    }
+                    Reply::Result("{}".into())
                 }
             }
             "Target.closeTarget" => {
@@ -1954,7 +2042,7 @@ impl Driver {
                     return;
                 }
                 let opener = (opener % 8 != 7).then(|| self.pick_model_tab(opener));
-                let (target, msgs) = self.open_model_tab(opener, cross_site, access, waiting);
+                let (target, msgs) = self.open_model_tab(opener, cross_site, access, waiting, None);
                 if let Some(loc) = self.locate_target(&target) {
                     self.focus(loc);
                 }
@@ -2031,6 +2119,52 @@ impl Driver {
                 }
                 self.drain();
             }
+            Op::NewContext => {
+                let result = self.sup.create_context(self.now);
+                self.log(|| format!("create_context -> {result:?}"));
+                if let Ok(id) = result {
+                    self.commands.insert(id.0, (0, true));
+                }
+                self.drain();
+                // Answered at once, so that short runs reach its tabs.
+                let create =
+                    |c: &cdp_supervisor::OutgoingCommand| c.method == "Target.createBrowserContext";
+                if let Some(i) = self.outstanding.iter().rposition(create) {
+                    let cmd = self.outstanding.remove(i);
+                    self.reply(cmd, ReplyKind::Realistic, true);
+                }
+            }
+            Op::NewTabInContext { context } => {
+                let context = self.pick_context(context);
+                let url = "http://a.test/in-context";
+                let result = self
+                    .sup
+                    .new_tab_in_context(self.now, url, context.as_deref());
+                self.log(|| format!("new_tab_in_context {context:?} -> {result:?}"));
+                if context.as_deref() == Some(UNKNOWN_CONTEXT) {
+                    let code = result.as_ref().map_err(|e| e.code());
+                    assert_eq!(code.err(), Some("no_such_context"), "an unknown context");
+                }
+                if let Ok(id) = result {
+                    self.commands.insert(id.0, (0, true));
+                }
+                self.drain();
+            }
+            Op::DisposeContext { context } => {
+                let Some(context) = self.pick_context(context) else {
+                    return;
+                };
+                let result = self.sup.dispose_context(self.now, &context);
+                self.log(|| format!("dispose_context {context} -> {result:?}"));
+                if context == UNKNOWN_CONTEXT {
+                    let code = result.as_ref().map_err(|e| e.code());
+                    assert_eq!(code.err(), Some("no_such_context"), "an unknown context");
+                }
+                if let Ok(id) = result {
+                    self.commands.insert(id.0, (0, true));
+                }
+                self.drain();
+            }
             Op::CloseTab { tab, force } => {
                 let tab_id = self.pick_tab_id(tab);
                 let of = self.tab_of_call(tab_id.as_deref());
@@ -2067,6 +2201,19 @@ impl Driver {
             });
         }
         Some(tabs[(pick / 2) as usize % tabs.len()].tab_id.clone())
+    }
+
+    /// A context for a call: one the supervisor created (odd picks), the default one (even
+    /// picks, `None`), an unknown id (picks from [`UNKNOWN_FROM`]).
+    fn pick_context(&self, pick: Pick) -> Option<String> {
+        if pick >= UNKNOWN_FROM {
+            return Some(UNKNOWN_CONTEXT.to_owned());
+        }
+        let created = self.sup.contexts();
+        if pick % 2 == 0 || created.is_empty() {
+            return None;
+        }
+        Some(created[(pick / 2) as usize % created.len()].to_owned())
     }
 
     /// The tab a call naming `tab_id` goes to (the current one when it names none).
@@ -3052,6 +3199,14 @@ impl Driver {
                 Some(t.tab_id.as_str()),
                 "§16: a tab opened by itself"
             );
+            // Once its dispose was answered, nothing of a context is left.
+            if let Some(c) = &t.browser_context_id {
+                assert!(
+                    !self.disposed_contexts.contains(c),
+                    "§19: tab {} of disposed context {c} listed: {tabs:?}",
+                    t.tab_id
+                );
+            }
             // A destroyed target's tab is gone; the last one stays only while it is alone.
             assert!(
                 tabs.len() == 1 || !self.destroyed.contains(&t.tab_id),

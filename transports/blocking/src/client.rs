@@ -90,7 +90,7 @@ impl Client {
         let timeout = options.connect_timeout;
         let subscriber = events.map(Client::subscriber);
         let mut run = LoopDriver::for_client(options, clock.wall_at_start(), subscriber)?;
-        let (url, ws) = crate::io::open(endpoint)?;
+        let (url, ws) = crate::io::open_first(endpoint, run.headers())?;
         run.connected(clock.now(), &url);
         let (requests, rx) = mpsc::channel();
         let (endpoint, wake) = (endpoint.to_owned(), requests.clone());

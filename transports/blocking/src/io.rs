@@ -9,8 +9,12 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use cdp_supervisor_driver::endpoint::{tcp_address, HTTP_TIMEOUT};
+use cdp_supervisor_driver::headers::CdpHeaders;
 use cdp_supervisor_driver::limits::{MAX_MESSAGE_SIZE, READ_BUFFER_SIZE};
+use cdp_supervisor_driver::refusal::{broken_stream, Refusal, DRAIN_TIMEOUT, MAX_DRAIN};
 use cdp_supervisor_driver::{Action, ClientError, Clock, LoopDriver, Request};
+use tungstenite::client::IntoClientRequest;
+use tungstenite::http::{HeaderName, HeaderValue};
 use tungstenite::protocol::WebSocketConfig;
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
@@ -69,6 +73,11 @@ impl Socket {
                 }
                 Ok(_) => {}
                 Err(tungstenite::Error::Io(e)) if e.kind() == ErrorKind::WouldBlock => break None,
+                // An abrupt end is no broken protocol: only garbage in the stream is.
+                Err(tungstenite::Error::Protocol(
+                    e @ tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
+                )) => break Some(format!("the WebSocket failed: {e}")),
+                Err(tungstenite::Error::Protocol(e)) => break Some(broken_stream(&e.to_string())),
                 Err(e) => break Some(format!("the WebSocket failed: {e}")),
             }
         };
@@ -134,8 +143,12 @@ pub(crate) fn run(
             }
 
             (Action::Write(_), None) => Some("no WebSocket".into()),
+            (Action::Disconnect, _) => {
+                socket = None;
+                None
+            }
             (Action::Connect, _) => {
-                let opened = open(&endpoint).and_then(|(url, ws)| {
+                let opened = open(&endpoint, run.headers()).and_then(|(url, ws)| {
                     let watched =
                         Socket::watch(ws, &wake).map_err(|e| ClientError::connect(&url, e));
                     socket = Some(watched?);
@@ -161,39 +174,115 @@ pub(crate) fn run(
     }
 }
 
-/// Resolves `endpoint` and opens the WebSocket.
-pub(crate) fn open(endpoint: &str) -> Result<(String, Ws), ClientError> {
-    let url = resolve(endpoint)?;
+/// [`open`], and once more after the server's `Retry-After` when it answered that it is
+/// busy: the first connect of a client.
+pub(crate) fn open_first(
+    endpoint: &str,
+    headers: &CdpHeaders,
+) -> Result<(String, Ws), ClientError> {
+    match open(endpoint, headers) {
+        Err(e) => match e.refusal().and_then(Refusal::retry_delay) {
+            Some(delay) => {
+                std::thread::sleep(delay);
+                open(endpoint, headers)
+            }
+            None => Err(e),
+        },
+        opened => opened,
+    }
+}
+
+/// Resolves `endpoint` and opens the WebSocket, sending `headers` on the lookup and the
+/// upgrade. A refused upgrade is read to its end before the socket closes, and answered
+/// with its code ([`Refusal`]).
+pub(crate) fn open(endpoint: &str, headers: &CdpHeaders) -> Result<(String, Ws), ClientError> {
+    let url = resolve(endpoint, headers)?;
     let err = |error| ClientError::connect(&url, error);
     let address = tcp_address(&url, cfg!(feature = "tls"), "cdp-supervisor-blocking");
     let address = address.map_err(err)?;
     let stream = connect_tcp(&address).map_err(err)?;
+    // A second handle on the socket, to read a refusal to its end once the handshake
+    // has given up its own.
+    let spare = stream.try_clone().ok();
+    let request = upgrade_request(&url, headers).map_err(err)?;
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_MESSAGE_SIZE))
         .max_frame_size(Some(MAX_MESSAGE_SIZE))
         .read_buffer_size(READ_BUFFER_SIZE);
     // Plain for ws://; for wss://, rustls with the system's roots (SSL_CERT_FILE when set).
     #[cfg(feature = "tls")]
-    let opened = tungstenite::client_tls_with_config(url.as_str(), stream, Some(config), None);
+    let opened = tungstenite::client_tls_with_config(request, stream, Some(config), None);
     #[cfg(not(feature = "tls"))]
     let stream = MaybeTlsStream::Plain(stream);
     #[cfg(not(feature = "tls"))]
-    let opened = tungstenite::client::client_with_config(url.as_str(), stream, Some(config));
+    let opened = tungstenite::client::client_with_config(request, stream, Some(config));
     let (ws, _response) = opened.map_err(|e| match e {
+        tungstenite::HandshakeError::Failure(tungstenite::Error::Http(response)) => {
+            drain(spare);
+            let retry_after = response.headers().get("retry-after");
+            let retry_after = retry_after.and_then(|v| v.to_str().ok());
+            let status = response.status();
+            let reason = status.canonical_reason().unwrap_or("");
+            ClientError::refused(&url, Refusal::new(status.as_u16(), reason, retry_after))
+        }
         tungstenite::HandshakeError::Failure(e) => err(tls_error(e)),
         tungstenite::HandshakeError::Interrupted(_) => err("the handshake timed out".into()),
     })?;
     Ok((url, ws))
 }
 
+/// The upgrade request for `url` with the extra `headers`. Its errors quote neither the
+/// URL nor a header value (both may hold a key).
+fn upgrade_request(
+    url: &str,
+    headers: &CdpHeaders,
+) -> Result<tungstenite::handshake::client::Request, String> {
+    let mut request = url
+        .into_client_request()
+        .map_err(|_| "not a valid WebSocket URL".to_owned())?;
+    for (name, value) in headers.iter() {
+        let header = HeaderName::from_bytes(name.as_bytes());
+        let header = header.map_err(|_| format!("header name {name:?} is not valid"))?;
+        let value = HeaderValue::from_str(value);
+        let value = value.map_err(|_| format!("the value of header {name} is not valid"))?;
+        request.headers_mut().append(header, value);
+    }
+    Ok(request)
+}
+
+/// Reads what is left of a refused handshake's reply until the server closes (after
+/// saying it will send nothing more), at most [`DRAIN_TIMEOUT`] and [`MAX_DRAIN`] bytes:
+/// closing with unread bytes resets the connection, which some servers do not survive.
+fn drain(spare: Option<TcpStream>) {
+    let Some(mut tcp) = spare else { return };
+    let _ = tcp.shutdown(Shutdown::Write);
+    let end = Instant::now() + DRAIN_TIMEOUT;
+    let mut chunk = [0u8; 4096];
+    let mut read = 0;
+    while read < MAX_DRAIN {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() || tcp.set_read_timeout(Some(left)).is_err() {
+            return;
+        }
+        match std::io::Read::read(&mut tcp, &mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => read += n,
+        }
+    }
+}
+
 cdp_supervisor_driver::tls_error_fn!();
 
-/// The WebSocket URL of `endpoint`, asking `/json/version` for an `http(s)://` one.
-fn resolve(endpoint: &str) -> Result<String, ClientError> {
+/// The WebSocket URL of `endpoint`, asking `/json/version` for an `http(s)://` one (with
+/// the extra `headers`).
+fn resolve(endpoint: &str, headers: &CdpHeaders) -> Result<String, ClientError> {
     #[cfg(feature = "launch")]
-    return Ok(cdp_supervisor_chromium::resolve(endpoint)?);
+    return Ok(cdp_supervisor_chromium::resolve_with(endpoint, headers)?);
     #[cfg(not(feature = "launch"))]
-    Ok(cdp_supervisor_driver::endpoint::ws_url(endpoint)?)
+    {
+        let _ = headers;
+        Ok(cdp_supervisor_driver::endpoint::ws_url(endpoint)?)
+    }
 }
 
 /// A TCP connection to `authority` with [`HTTP_TIMEOUT`] for connect, reads and writes.

@@ -7,6 +7,7 @@ use std::net::{TcpStream, ToSocketAddrs};
 
 use cdp_supervisor_driver::endpoint::HTTP_TIMEOUT;
 use cdp_supervisor_driver::endpoint::{Endpoint, EndpointError, JsonVersion};
+use cdp_supervisor_driver::headers::CdpHeaders;
 
 /// The browser's WebSocket URL for `endpoint`: a `ws://` or `wss://` URL as is,
 /// `http://host:port` through `/json/version`, and `https://host:port` the same over TLS
@@ -20,11 +21,29 @@ use cdp_supervisor_driver::endpoint::{Endpoint, EndpointError, JsonVersion};
 /// assert!(refused.message.contains("--remote-debugging-port"));
 /// ```
 pub fn resolve(endpoint: &str) -> Result<String, EndpointError> {
+    resolve_with(endpoint, &CdpHeaders::default())
+}
+
+/// [`resolve`], sending `headers` with the `/json/version` request (a hosted browser's
+/// `Authorization`). The key and the host the user gave carry over to the WebSocket URL
+/// when the server advertises its own address; a refusal (401, 429, 404) has its code
+/// ([`EndpointError::refusal`]).
+///
+/// ```
+/// use cdp_supervisor_chromium::resolve_with;
+/// use cdp_supervisor_driver::headers::CdpHeaders;
+/// let mut headers = CdpHeaders::default();
+/// headers.push("Authorization", "Bearer SECRET")?;
+/// let refused = resolve_with("http://127.0.0.1:9", &headers).unwrap_err();
+/// assert!(!refused.to_string().contains("SECRET"));
+/// # Ok::<(), String>(())
+/// ```
+pub fn resolve_with(endpoint: &str, headers: &CdpHeaders) -> Result<String, EndpointError> {
     let authority = match Endpoint::parse(endpoint)? {
         Endpoint::WebSocket(url) => return Ok(url),
         Endpoint::DevTools { authority, .. } => authority,
     };
-    let mut lookup = JsonVersion::new(endpoint, &authority);
+    let mut lookup = JsonVersion::new(endpoint, &authority).with_headers(headers);
     if lookup.tls() && !cfg!(feature = "tls") {
         return Err(lookup.needs_tls("cdp-supervisor-chromium (a transport's `tls` turns it on)"));
     }

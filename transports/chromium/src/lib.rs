@@ -4,7 +4,12 @@
 //! DevTools address (`http://host:port`) to the browser's WebSocket URL ([`resolve`]),
 //! for the cdp-supervisor transports (their default `launch` feature) and the
 //! `cdp-supervise` sidecar. The browser is killed, waited for and its profile removed when the
-//! [`Browser`] drops, on every path, so nothing is left running or on disk.
+//! [`Browser`] drops, on every path, so nothing is left running or on disk. On Unix it
+//! never outlives the launching process either, even one killed with `kill -9` that runs
+//! no destructor: a small reaper process (`sh`, waiting on a pipe only the launcher holds)
+//! ends the browser's process group and removes the profile when the launcher dies; and
+//! each launch removes the profile directories of launchers that are gone
+//! ([`sweep_orphan_profiles`]).
 //!
 //! ```
 //! let browser = cdp_supervisor_chromium::Browser::launch()?;
@@ -18,7 +23,7 @@
 
 mod devtools;
 
-pub use devtools::resolve;
+pub use devtools::{resolve, resolve_with};
 
 use std::fs;
 use std::io;
@@ -26,6 +31,11 @@ use std::io;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+
+#[cfg(unix)]
+mod reaper;
+#[cfg(unix)]
+use reaper::Reaper;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -147,6 +157,10 @@ impl std::error::Error for LaunchError {
 #[derive(Debug)]
 pub struct Browser {
     child: Option<Child>,
+    /// Ends the browser and removes its profile if this process dies without dropping
+    /// it (`kill -9`); disarmed on drop, after the browser is gone.
+    #[cfg(unix)]
+    reaper: Option<Reaper>,
     profile_dir: PathBuf,
     port: u16,
     ws_url: String,
@@ -206,6 +220,11 @@ impl Browser {
         let profile_dir =
             fresh_profile_dir().map_err(|(dir, error)| LaunchError::Profile { dir, error })?;
         let verbose = std::env::var_os("CDP_SUPERVISE_CHROME_LOG").is_some();
+        // Started before the browser, so that no moment exists where the browser runs and
+        // nothing would end it if this process died. Without a reaper (no `sh`) the
+        // browser is still closed on drop, as before.
+        #[cfg(unix)]
+        let mut reaper = Reaper::start(&profile_dir).ok();
         let mut command = Command::new(binary);
         // Its own process group, so that drop can end the helpers (zygote, renderers) too.
         #[cfg(unix)]
@@ -238,8 +257,14 @@ impl Browser {
                 });
             }
         };
+        #[cfg(unix)]
+        if let Some(r) = reaper.as_mut() {
+            r.arm(child.id());
+        }
         let mut browser = Browser {
             child: Some(child),
+            #[cfg(unix)]
+            reaper,
             profile_dir,
             port: 0,
             ws_url: String::new(),
@@ -326,6 +351,11 @@ impl Drop for Browser {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+        // The browser is gone: the reaper has nothing left to do.
+        #[cfg(unix)]
+        if let Some(reaper) = self.reaper.take() {
+            reaper.disarm();
+        }
     }
 }
 
@@ -384,14 +414,52 @@ pub fn find_chromium() -> Option<PathBuf> {
     })
 }
 
+/// The prefix of every profile directory a launch creates, followed by the launcher's pid.
+const PROFILE_PREFIX: &str = "cdp-supervise-profile-";
+
+/// Removes the profile directories under `temp_dir` whose launcher process is gone (a
+/// launcher killed before the reaper existed, or a reaper killed too). Linux only: a pid
+/// is alive when `/proc/PID` exists. Returns how many were removed.
+///
+/// ```
+/// let removed = cdp_supervisor_chromium::sweep_orphan_profiles(&std::env::temp_dir());
+/// println!("removed {removed} orphan profile directories");
+/// ```
+pub fn sweep_orphan_profiles(temp_dir: &Path) -> usize {
+    let proc_dir = Path::new("/proc");
+    if !cfg!(target_os = "linux") || !proc_dir.join("self").exists() {
+        return 0;
+    }
+    let Ok(entries) = fs::read_dir(temp_dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PROFILE_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if !proc_dir.join(pid).exists() && fs::remove_dir_all(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 fn fresh_profile_dir() -> Result<PathBuf, (PathBuf, io::Error)> {
+    sweep_orphan_profiles(&std::env::temp_dir());
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
     let dir = std::env::temp_dir().join(format!(
-        "cdp-supervise-profile-{}-{}-{nanos}",
+        "{PROFILE_PREFIX}{}-{}-{nanos}",
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));

@@ -7,14 +7,16 @@ use cdp_supervisor::{BridgeConfig, Config, DialogPolicy};
 
 const USAGE: &str = "\
 usage:
-  cdp-supervise watch [--cdp URL] [--url PAGE | --demo]
+  cdp-supervise watch [--cdp URL | --grid URL] [--url PAGE | --demo]
                       [--policy must_respond|auto_dismiss|auto_accept]
                       [--dialog-timeout SECS] [--bridge] [--record TRACE.jsonl]
                       [--format text|json]
   cdp-supervise replay TRACE.jsonl [--policy ...] [--dialog-timeout SECS] [--bridge]
-  cdp-supervise mcp [--cdp URL] [--fallback-local] [--policy ...] [--bridge] [--headed]
-                    [--lazy] [--port P [--host 127.0.0.1] [--auth-token T]
+  cdp-supervise mcp [--cdp URL | --grid URL] [--fallback-local] [--policy ...] [--bridge]
+                    [--headed] [--lazy] [--port P [--host 127.0.0.1] [--auth-token T]
                     [--idle-timeout SECS] [--shared-context] [--max-sessions N]]
+  watch and mcp, a remote browser: [--cdp-header 'NAME: VALUE']... [--heartbeat SECS]
+                    [--grid-capabilities JSON] [--grid-timeout SECS]
 
 watch: supervise a tab; diffs and results as JSON lines on stdout, commands as JSON
 lines on stdin (snapshot, dialog, cdp, policy, recover, settle, stop).
@@ -31,6 +33,14 @@ or after --idle-timeout (600 s) without a request; --shared-context: the browser
 context for all; --max-sessions (16): more are refused. A --host other than loopback
 needs --auth-token (or $CDP_SUPERVISE_TOKEN): requests without it are refused (401).
 --fallback-local: when --cdp cannot be reached, launch the local Chromium instead.
+--cdp URL: ws://, wss:// (a hosted browser; a key in the query stays secret) or
+http(s)://HOST:PORT. --cdp-header: sent on the WebSocket upgrade and /json/version
+(repeatable; never printed). --heartbeat: probe a silent browser after SECS (default 15,
+0: never); no answer within 5 s is a lost connection (reconnected 5 times at most).
+--grid URL: a Selenium Grid 4 (http://HOST:PORT): a session is created with
+--grid-capabilities (a W3C capabilities object, as alwaysMatch; default: chrome), its
+se:cdp supervised, and the session deleted at exit, on errors and on SIGINT/SIGTERM;
+--grid-timeout: how long to wait in the Grid's queue (default 60).
 --bridge: answer dialogs through the dialog bridge (for proxies that close native
 dialogs); watch makes a random secret, replay reuses the one the trace recorded.";
 
@@ -88,6 +98,45 @@ pub struct Args {
     /// `watch`'s output: `Some(true)` text for a person, `Some(false)` JSON lines, `None`
     /// text when stdout is a terminal.
     pub text_format: Option<bool>,
+    /// How to reach a remote browser: `--grid`, its capabilities and queue timeout,
+    /// `--cdp-header`, `--heartbeat`.
+    pub remote: RemoteArgs,
+}
+
+/// The flags that say how to reach a remote browser (`watch` and `mcp`).
+#[derive(Debug, Clone)]
+pub struct RemoteArgs {
+    /// `--grid URL`: a Selenium Grid to ask for a session.
+    pub grid: Option<String>,
+    /// `--grid-capabilities JSON`.
+    pub grid_capabilities: Option<String>,
+    /// `--grid-timeout SECS`.
+    pub grid_timeout: Duration,
+    /// `--cdp-header NAME:VALUE`, each (values never printed).
+    pub headers: cdp_supervisor_driver::headers::CdpHeaders,
+    /// `--heartbeat SECS` (`None`: 0, never).
+    pub heartbeat: Option<Duration>,
+}
+
+impl Default for RemoteArgs {
+    fn default() -> Self {
+        RemoteArgs {
+            grid: None,
+            grid_capabilities: None,
+            grid_timeout: cdp_supervisor_grid::DEFAULT_TIMEOUT,
+            headers: Default::default(),
+            heartbeat: Some(cdp_supervisor_driver::HEARTBEAT),
+        }
+    }
+}
+
+/// `SECS` of flag `name`: a finite number, at least `min`.
+fn seconds(name: &str, v: &str, min: f64) -> Result<Duration, Failure> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= min)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| usage(format!("{name} {v:?}: give seconds >= {min}")))
 }
 
 pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
@@ -128,6 +177,25 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
             }
             "--bridge" => args.bridge = true,
             "--cdp" if watch || mcp => args.cdp = Some(value("--cdp")?),
+            "--grid" if watch || mcp => args.remote.grid = Some(value("--grid")?),
+            "--grid-capabilities" if watch || mcp => {
+                args.remote.grid_capabilities = Some(value("--grid-capabilities")?)
+            }
+            "--grid-timeout" if watch || mcp => {
+                args.remote.grid_timeout =
+                    seconds("--grid-timeout", &value("--grid-timeout")?, 0.001)?
+            }
+            "--cdp-header" if watch || mcp => {
+                let header = value("--cdp-header")?;
+                args.remote
+                    .headers
+                    .push_flag(&header)
+                    .map_err(|e| usage(format!("--cdp-header: {e}")))?;
+            }
+            "--heartbeat" if watch || mcp => {
+                let secs = seconds("--heartbeat", &value("--heartbeat")?, 0.0)?;
+                args.remote.heartbeat = (!secs.is_zero()).then_some(secs);
+            }
             "--fallback-local" if watch || mcp => args.fallback_local = true,
             "--headed" if mcp => args.headed = true,
             "--lazy" if mcp => args.lazy = true,
@@ -186,9 +254,15 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
     if args.url.is_some() && args.demo {
         return Err(usage("--url and --demo exclude each other"));
     }
-    if args.fallback_local && args.cdp.is_none() {
+    if args.cdp.is_some() && args.remote.grid.is_some() {
+        return Err(usage("--cdp and --grid exclude each other"));
+    }
+    if args.remote.grid.is_none() && args.remote.grid_capabilities.is_some() {
+        return Err(usage("--grid-capabilities needs --grid URL"));
+    }
+    if args.fallback_local && args.cdp.is_none() && args.remote.grid.is_none() {
         return Err(usage(
-            "--fallback-local needs --cdp URL (without --cdp a local browser is launched anyway)",
+            "--fallback-local needs --cdp URL or --grid URL (without them a local browser is launched anyway)",
         ));
     }
     let http_only = args.host.is_some()
@@ -237,4 +311,16 @@ pub fn unreachable_error(url: &str, error: &dyn std::fmt::Display) -> String {
         "cannot reach the browser at {}: {error}; check the URL, or add --fallback-local to supervise a local Chromium instead",
         cdp_supervisor_driver::endpoint::redact_url(url)
     )
+}
+
+/// The client's options from the flags: the supervisor's configuration, and how to reach
+/// a remote browser (`--cdp-header`, `--heartbeat`). What `watch` and `mcp` both connect
+/// with.
+pub fn client_options(args: &Args) -> cdp_supervisor_driver::Options {
+    cdp_supervisor_driver::Options {
+        config: config(args),
+        heartbeat: args.remote.heartbeat,
+        headers: args.remote.headers.clone(),
+        ..Default::default()
+    }
 }

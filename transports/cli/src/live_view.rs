@@ -21,7 +21,8 @@ const MAX_FRAMES: usize = 10_000;
 /// use cdp_supervisor::{Diff, FrameInfo};
 /// let frame = |id: &str, parent: Option<&str>, oopif: bool| FrameInfo {
 ///     frame_id: id.into(), parent_frame_id: parent.map(Into::into), url: format!("http://x/{id}"),
-///     origin: "http://x".into(), name: String::new(), is_oopif: oopif, session_id: None };
+///     origin: "http://x".into(), name: String::new(), is_oopif: oopif, session_id: None,
+///     crashed: false };
 /// let mut view = LiveView::default();
 /// view.line(&Diff::FrameAdded { tab_id: None, frame: frame("TOP", None, false) });
 /// view.line(&Diff::FrameAdded { tab_id: None, frame: frame("A", Some("TOP"), true) });
@@ -80,9 +81,10 @@ impl LiveView {
             None => "depth ?".to_owned(),
         };
         format!(
-            "{mark} frame {}  {depth}{}  {}",
+            "{mark} frame {}  {depth}{}{}  {}",
             frame.frame_id,
             if frame.is_oopif { "  OOPIF" } else { "" },
+            if frame.crashed { "  CRASHED" } else { "" },
             frame.url
         )
     }
@@ -228,6 +230,7 @@ mod tests {
             name: String::new(),
             is_oopif: false,
             session_id: None,
+            crashed: false,
         }
     }
 

@@ -22,6 +22,8 @@ struct Started {
     /// A browser launched with a window (`--headed`); the client's own launch is headless.
     /// Dropped after the client.
     headed_browser: Option<Browser>,
+    /// The Grid session (`--grid`), deleted when dropped, after the client.
+    grid: Option<cdp_supervisor_grid::GridSession>,
     /// The local fallback's warning, for each session's next result.
     warning: Option<String>,
 }
@@ -31,6 +33,7 @@ impl Started {
         Started {
             client,
             headed_browser: None,
+            grid: None,
             warning: None,
         }
     }
@@ -43,10 +46,27 @@ fn start_browser(args: &Args) -> Result<Started, String> {
         config: config(args),
         ..Options::default()
     };
-    let started = match &args.cdp {
-        Some(url) => match Client::connect(url, options()) {
-            Ok(client) => Ok(Started::client(client)),
+    let remote = match crate::remote::remote(args) {
+        Err(e) if args.fallback_local => {
+            let warning = format!("{e}; supervising a local headless Chromium instead");
+            eprintln!("cdp-supervise: warning: {warning}");
+            let client = Client::launch(options())
+                .map_err(|e| format!("could not launch the local Chromium either: {e}"))?;
+            return Ok(Started {
+                warning: Some(warning),
+                ..Started::client(client)
+            });
+        }
+        remote => remote?,
+    };
+    let started = match remote {
+        Some(remote) => match crate::remote::connect(args, &remote, None) {
+            Ok(client) => Ok(Started {
+                grid: remote.grid,
+                ..Started::client(client)
+            }),
             Err(e) if args.fallback_local => {
+                let url = &remote.url;
                 let warning = fallback_warning(url, &e);
                 eprintln!("cdp-supervise: warning: {warning}");
                 let client = Client::launch(options())
@@ -56,7 +76,7 @@ fn start_browser(args: &Args) -> Result<Started, String> {
                     ..Started::client(client)
                 })
             }
-            Err(e) => Err(unreachable_error(url, &e)),
+            Err(e) => Err(unreachable_error(&remote.url, &e)),
         },
         None if args.headed => {
             let browser = Browser::launch_headed().map_err(|e| {
@@ -104,6 +124,8 @@ struct State {
     live: Option<Live>,
     /// A browser launched with a window (`--headed`). Dropped after the client.
     headed_browser: Option<Browser>,
+    /// The Grid session (`--grid`), deleted when dropped, after the client.
+    grid: Option<cdp_supervisor_grid::GridSession>,
     /// The start begun with the server (not with `--lazy`), until a call needs it.
     starting: Option<JoinHandle<Result<Started, String>>>,
     generation: u64,
@@ -178,6 +200,7 @@ impl Host {
         };
         state.live = Some(live.clone());
         state.headed_browser = started.headed_browser;
+        state.grid = started.grid;
         Ok(live)
     }
 
@@ -200,6 +223,7 @@ impl Host {
                 console: None,
             });
             state.headed_browser = started.headed_browser;
+            state.grid = started.grid;
         }
         let live = state.live.take()?;
         let launched = live.client.browser().is_some() || state.headed_browser.is_some();
@@ -208,7 +232,11 @@ impl Host {
         // ends first (it fails: the client stopped).
         drop(live);
         drop(state.headed_browser.take());
-        Some(if launched {
+        // A Grid session is deleted (the Grid closes its browser).
+        let grid = state.grid.take().map(drop).is_some();
+        Some(if grid {
+            "Deleted the Selenium Grid session (the Grid closes its browser).".into()
+        } else if launched {
             "Closed the browser this server launched.".into()
         } else {
             "Detached from the browser (it was not launched by this server, so it stays running)."

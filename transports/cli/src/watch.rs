@@ -11,14 +11,15 @@ use cdp_supervise::protocol::{
     diff_line, error_line, parse_line, result_line, too_long_line, typed, Command,
     DEFAULT_CDP_TIMEOUT,
 };
-use cdp_supervisor::{Event, PageState};
+use cdp_supervisor::{Event, PageState, Warning};
 use cdp_supervisor_blocking::{
     Browser, Client, ClientError, ClientEvent, CommandUpdate, Options, PendingCommand,
 };
 use serde_json::{json, Value};
 
-use crate::args::{config, fallback_warning, runtime, unreachable_error, Args, Failure};
+use crate::args::{client_options, fallback_warning, runtime, unreachable_error, Args, Failure};
 use crate::emit;
+use crate::remote::{connect as connect_remote, on_signal, remote};
 
 /// How long `watch` waits for the page to be live before navigating it.
 const LIVE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -34,9 +35,8 @@ enum Input {
 
 pub fn watch(args: Args) -> Result<(), Failure> {
     let options = Options {
-        config: config(&args),
         record: args.record.clone(),
-        ..Options::default()
+        ..client_options(&args)
     };
     let demo = if args.demo {
         Some(DemoSite::start().map_err(|e| runtime(format!("cannot serve the demo site: {e}")))?)
@@ -58,23 +58,32 @@ pub fn watch(args: Args) -> Result<(), Failure> {
         Client::connect_with_events(url, options.clone(), events_tx)
             .map_err(|e| runtime(e.to_string()))
     };
-    let (browser, client) = match &args.cdp {
-        Some(url) => match Client::connect_with_events(url, options.clone(), events_tx.clone()) {
+    let fallback = |warning: String, events_tx| -> Result<(Option<Browser>, Client), Failure> {
+        eprintln!("cdp-supervise: warning: {warning}");
+        emit(&json!({"type": "warning", "message": warning}).to_string());
+        let (b, local) = launch()?;
+        Ok((Some(b), connect(&local, events_tx)?))
+    };
+    // The Grid session (with --grid) lives until the client is stopped and dropped: it is
+    // deleted when `grid` drops, on every path out of here.
+    let mut grid = None;
+    let (browser, client) = match remote(&args) {
+        Ok(Some(remote)) => match connect_remote(&args, &remote, Some(events_tx.clone())) {
             Ok(client) => {
                 // Only the client may hold the sender: the printer ends when it closes.
                 drop(events_tx);
+                grid = remote.grid;
                 (None, client)
             }
             Err(e) if args.fallback_local => {
-                let warning = fallback_warning(url, &e);
-                eprintln!("cdp-supervise: warning: {warning}");
-                emit(&json!({"type": "warning", "message": warning}).to_string());
-                let (b, local) = launch()?;
-                (Some(b), connect(&local, events_tx)?)
+                drop(remote);
+                fallback(fallback_warning(&named_endpoint(&args), &e), events_tx)?
             }
-            Err(e) => return Err(runtime(unreachable_error(url, &e))),
+            Err(e) => return Err(runtime(unreachable_error(&remote.url, &e))),
         },
-        None => {
+        Err(e) if args.fallback_local => fallback(e, events_tx)?,
+        Err(e) => return Err(runtime(e)),
+        Ok(None) => {
             let (b, local) = launch()?;
             (Some(b), connect(&local, events_tx)?)
         }
@@ -100,7 +109,10 @@ pub fn watch(args: Args) -> Result<(), Failure> {
                     None => emit(&diff_line(&diff)),
                 },
                 ClientEvent::Event(Event::Warning(warning)) => {
-                    eprintln!("cdp-supervise: warning: {warning}")
+                    eprintln!("cdp-supervise: warning: {warning}");
+                    if let Some(line) = warning_line(&warning) {
+                        emit(&line);
+                    }
                 }
                 ClientEvent::Connected { url, reconnected } => eprintln!(
                     "cdp-supervise: {} {url}",
@@ -131,6 +143,7 @@ pub fn watch(args: Args) -> Result<(), Failure> {
             let _ = client.stop();
             drop(client);
             let _ = printer.join();
+            drop(grid);
             return Err(runtime(e));
         }
         if demo.is_some() {
@@ -143,6 +156,8 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     // A read of stdin cannot be interrupted, so this thread is not joined: it ends at
     // end of input, or with the process. Lines are bytes capped at MAX_LINE: a line that
     // is not UTF-8 or too long is answered, never the end of the session.
+    let signal_tx = input_tx.clone();
+    on_signal(move || drop(signal_tx.send(Input::Eof)));
     let stdin_tx = input_tx;
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
@@ -178,12 +193,22 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     });
     drop(client);
     let _ = printer.join();
+    drop(grid);
     drop(browser);
     drop(demo);
     match failure {
         Some(f) => Err(f),
         None => Ok(()),
     }
+}
+
+/// The endpoint the flags name, for a warning.
+fn named_endpoint(args: &Args) -> String {
+    args.remote
+        .grid
+        .clone()
+        .or_else(|| args.cdp.clone())
+        .unwrap_or_default()
 }
 
 fn open_page(client: &Client, page: &str) -> Result<(), String> {
@@ -409,6 +434,22 @@ fn tab_line(id: &Value, tab: Result<cdp_supervisor::TabInfo, ClientError>) -> St
         Ok(tab) => result_line(id, "tab", serde_json::to_value(tab).unwrap_or(Value::Null)),
         Err(e) => client_error_line(id, &e),
     }
+}
+
+/// The stdout line of a warning a program must see, not only a person reading stderr:
+/// `{"type":"warning","code":"fresh_browser","message":...,"old_tab_id":...,"tab_id":...}`
+/// when a reconnect found a new browser (the old tab's state is gone), and the fatal ones.
+fn warning_line(warning: &Warning) -> Option<String> {
+    let mut obj = json!({ "code": warning.code(), "message": warning.to_string() });
+    match warning {
+        Warning::FreshBrowser { old_tab_id, tab_id } => {
+            obj["old_tab_id"] = json!(old_tab_id);
+            obj["tab_id"] = json!(tab_id);
+        }
+        w if w.is_fatal() => {}
+        _ => return None,
+    }
+    Some(typed("warning", &obj))
 }
 
 /// The error line of a client call's failure, with its stable code.

@@ -63,7 +63,22 @@ pub struct Options {
     /// How long `connect` and `launch` wait for the page to be attached and live before
     /// they fail, saying what did not happen (default 15 s).
     pub connect_timeout: Duration,
+    /// Probe the browser after this long without a message from it, and treat the
+    /// connection as lost when the probe goes unanswered (`None`: never; default
+    /// [`HEARTBEAT`]). See [`HEARTBEAT_DEADLINE`](crate::HEARTBEAT_DEADLINE).
+    pub heartbeat: Option<Duration>,
+    /// Extra headers for the WebSocket upgrade and the `/json/version` lookup (a hosted
+    /// browser's `Authorization`); `Debug` shows their names only.
+    pub headers: crate::headers::CdpHeaders,
 }
+
+/// The default silence after which the heartbeat probes the browser.
+///
+/// ```
+/// assert_eq!(cdp_supervisor_driver::HEARTBEAT.as_secs(), 15);
+/// assert_eq!(cdp_supervisor_driver::Options::default().heartbeat, Some(cdp_supervisor_driver::HEARTBEAT));
+/// ```
+pub const HEARTBEAT: Duration = Duration::from_secs(15);
 
 impl Default for Options {
     fn default() -> Self {
@@ -73,6 +88,8 @@ impl Default for Options {
             reconnect: true,
             settle_timeout: SETTLE_TIMEOUT,
             connect_timeout: CONNECT_TIMEOUT,
+            heartbeat: Some(HEARTBEAT),
+            headers: Default::default(),
         }
     }
 }
@@ -1162,6 +1179,7 @@ impl Driver {
     }
 
     fn route_events(&mut self) {
+        let mut fatal = None;
         while let Some(event) = self.sup.poll_event() {
             match &event {
                 Event::CommandBlocked { id, dialog_id } => {
@@ -1198,7 +1216,13 @@ impl Driver {
                         reply(outcome.clone().map(|r| *r).map_err(ClientError::from));
                     }
                 }
-                Event::Warning(warning) => debug(&format!("warning: {warning}")),
+                Event::Warning(warning) => {
+                    debug(&format!("warning: {warning}"));
+                    // Nothing can be supervised on this connection: end, never sit idle.
+                    if warning.is_fatal() && !self.gave_up {
+                        fatal = Some(warning.to_string());
+                    }
+                }
                 Event::Diff(Diff::DialogOpened { dialog }) => {
                     // A close's `beforeunload`: the page asks whether to leave.
                     let policy = self.sup.policy();
@@ -1224,6 +1248,9 @@ impl Driver {
                 _ => {}
             }
             self.broadcast(ClientEvent::Event(event));
+        }
+        if let Some(error) = fatal {
+            self.gave_up(error);
         }
     }
 

@@ -4,6 +4,9 @@
 
 use std::time::Duration;
 
+use crate::headers::CdpHeaders;
+use crate::refusal::Refusal;
+
 /// How long connecting and reading `/json/version` may take.
 pub const HTTP_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -19,6 +22,9 @@ pub struct EndpointError {
     pub endpoint: String,
     /// What went wrong and what to do.
     pub message: String,
+    /// The server refused the lookup with an HTTP status that has a meaning of its own
+    /// (`unauthorized`, `busy`, `not_found`, ...): [`Refusal::code`] is the error's code.
+    pub refusal: Option<Refusal>,
 }
 
 /// What stands for a redacted part of a URL.
@@ -131,6 +137,7 @@ impl Endpoint {
         let err = |message: &str| EndpointError {
             endpoint: redact_url(endpoint),
             message: message.to_owned(),
+            refusal: None,
         };
         let Some(rest) = endpoint
             .strip_prefix("http://")
@@ -179,6 +186,7 @@ impl EndpointError {
         EndpointError {
             endpoint: redact_url(endpoint),
             message: "resolving an http(s):// address needs the transport's `launch` feature (cdp-supervisor-chromium); pass the browser's ws:// or wss:// URL instead".into(),
+            refusal: None,
         }
     }
 }
@@ -272,25 +280,63 @@ pub fn with_port(authority: &str) -> String {
 /// let reply = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}", body.len());
 /// assert_eq!(lookup.received(reply.as_bytes()), Some(Ok("ws://h:1/devtools/browser/b".into())));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct JsonVersion {
+    /// Redacted.
     endpoint: String,
     authority: String,
+    /// The query the user gave (it may hold a key): it carries over to the WebSocket URL.
+    query: Option<String>,
     /// Asked over TLS (`https://`).
     tls: bool,
+    headers: CdpHeaders,
     reply: Vec<u8>,
+}
+
+impl std::fmt::Debug for JsonVersion {
+    /// The endpoint redacted, the headers by name: no secret.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonVersion")
+            .field("endpoint", &self.endpoint)
+            .field("headers", &self.headers)
+            .finish_non_exhaustive()
+    }
 }
 
 impl JsonVersion {
     /// The exchange for `endpoint`, whose DevTools address is `authority` (over TLS when
     /// `endpoint` is `https://`).
     pub fn new(endpoint: &str, authority: &str) -> JsonVersion {
+        let before_fragment = endpoint.split('#').next().unwrap_or(endpoint);
+        let query = before_fragment
+            .split_once('?')
+            .map(|(_, q)| q.to_owned())
+            .filter(|q| !q.is_empty());
         JsonVersion {
             endpoint: redact_url(endpoint),
             authority: authority.to_owned(),
+            query,
             tls: endpoint.starts_with("https://"),
+            headers: CdpHeaders::default(),
             reply: Vec::new(),
         }
+    }
+
+    /// The lookup sending `headers` too (`--cdp-header`: hosted browsers check their key
+    /// on `/json/version` as on the upgrade).
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::{endpoint::JsonVersion, headers::CdpHeaders};
+    /// let mut headers = CdpHeaders::default();
+    /// headers.push("Authorization", "Bearer K")?;
+    /// let lookup = JsonVersion::new("http://h:1", "h:1").with_headers(&headers);
+    /// assert!(lookup.request().contains("\r\nAuthorization: Bearer K\r\n"));
+    /// assert!(!format!("{lookup:?}").contains("Bearer K"));
+    /// # Ok::<(), String>(())
+    /// ```
+    pub fn with_headers(mut self, headers: &CdpHeaders) -> JsonVersion {
+        self.headers = headers.clone();
+        self
     }
 
     /// Whether the exchange goes over TLS (`https://`).
@@ -356,8 +402,9 @@ impl JsonVersion {
     /// The request to write.
     pub fn request(&self) -> String {
         format!(
-            "GET /json/version HTTP/1.1\r\nHost: {}\r\nAccept: application/json\r\nConnection: close\r\n\r\n",
-            self.authority
+            "GET /json/version HTTP/1.1\r\nHost: {}\r\nAccept: application/json\r\nConnection: close\r\n{}\r\n",
+            self.authority,
+            self.headers.request_lines()
         )
     }
 
@@ -405,8 +452,20 @@ impl JsonVersion {
 
     fn parse(&self, head: &str, body: &str) -> Result<String, EndpointError> {
         let status = head.lines().next().unwrap_or("");
-        if status.split_whitespace().nth(1) != Some("200") {
-            return Err(self.failed(format!("GET /json/version answered {status:?}")));
+        let mut words = status.splitn(3, ' ');
+        let code = words.nth(1).and_then(|c| c.parse::<u16>().ok());
+        if code != Some(200) {
+            let refusal = code.map(|code| {
+                let retry_after = header(head, "retry-after");
+                Refusal::new(code, words.next().unwrap_or(""), retry_after)
+            });
+            return Err(match refusal {
+                Some(r) if r.code() != "refused" => EndpointError {
+                    refusal: Some(r.clone()),
+                    ..self.error(format!("GET /json/version: {r}"))
+                },
+                _ => self.failed(format!("GET /json/version answered {status:?}")),
+            });
         }
         let json: serde_json::Value = serde_json::from_str(body).map_err(|e| {
             self.error(format!(
@@ -414,25 +473,65 @@ impl JsonVersion {
             ))
         })?;
         match json.get("webSocketDebuggerUrl").and_then(|v| v.as_str()) {
-            // Chromium writes `ws://` and the Host it was asked with whatever carried the
-            // request: asked over TLS (a TLS front), the WebSocket goes over it too.
-            Some(url) if self.tls && url.starts_with("ws://") => Ok(format!(
-                "wss://{}",
-                url.get("ws://".len()..).unwrap_or_default()
-            )),
-            Some(url) => Ok(url.to_owned()),
+            Some(url) => self.carried_over(url).ok_or_else(|| {
+                self.error(format!(
+                    "/json/version advertises {:?}, which is not a ws:// or wss:// URL",
+                    redact_url(url)
+                ))
+            }),
             None => Err(self.error(
                 "/json/version has no webSocketDebuggerUrl; is this a DevTools port?".into(),
             )),
         }
     }
 
+    /// The WebSocket URL to open for the `advertised` one: its path, on the host the user
+    /// gave, with the user's query (its key) added. A server may advertise its own inside
+    /// address and drop the key (a hosted browser behind a proxy); Chromium writes the Host
+    /// it was asked with, so for it nothing changes. Asked over TLS (a TLS front), the
+    /// WebSocket goes over TLS too.
+    fn carried_over(&self, advertised: &str) -> Option<String> {
+        let (_, path) = split_ws_url(advertised)?;
+        let scheme = if self.tls || advertised.starts_with("wss://") {
+            "wss"
+        } else {
+            "ws"
+        };
+        let mut url = format!("{scheme}://{}{path}", self.authority);
+        if let Some(query) = &self.query {
+            let advertised_query = path.split_once('?').map_or("", |(_, q)| q);
+            let fresh: Vec<&str> = query
+                .split('&')
+                .filter(|pair| {
+                    let name = pair.split('=').next().unwrap_or("");
+                    !advertised_query
+                        .split('&')
+                        .any(|a| a.split('=').next() == Some(name))
+                })
+                .collect();
+            if !fresh.is_empty() {
+                url.push(if path.contains('?') { '&' } else { '?' });
+                url.push_str(&fresh.join("&"));
+            }
+        }
+        Some(url)
+    }
+
     fn error(&self, message: String) -> EndpointError {
         EndpointError {
             endpoint: self.endpoint.clone(),
             message,
+            refusal: None,
         }
     }
+}
+
+/// The value of header `name` (lower case) in an HTTP reply's head.
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().skip(1).find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.trim().eq_ignore_ascii_case(name).then_some(v.trim())
+    })
 }
 
 /// The words for a failed TLS handshake of a `wss://` endpoint when `cause` (the error
@@ -508,6 +607,34 @@ pub fn tcp_address(url: &str, tls: bool, transport: &str) -> Result<String, Stri
 mod tests {
     use super::*;
 
+    /// A server behind a proxy advertises its inside address without the key: the host
+    /// and the key the user gave carry over; a 401/429 lookup has its code.
+    #[test]
+    fn key_and_host_carry_over_and_refusals_have_codes() {
+        let reply = |url: &str| {
+            let body = format!(r#"{{"webSocketDebuggerUrl":"{url}"}}"#);
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        };
+        let mut l = JsonVersion::new("https://cloud.example?token=K&x=1", "cloud.example");
+        let got = l.received(reply("ws://0.0.0.0:3000?x=2").as_bytes());
+        assert_eq!(got, Some(Ok("wss://cloud.example?x=2&token=K".into())));
+        let mut l = JsonVersion::new("http://h:1?token=K", "h:1");
+        let got = l.received(reply("ws://127.0.0.1:3000/devtools/browser/b").as_bytes());
+        assert_eq!(got, Some(Ok("ws://h:1/devtools/browser/b?token=K".into())));
+        assert!(!format!("{l:?}").contains("K\""));
+        for (status, code) in [(401, "unauthorized"), (429, "busy"), (404, "not_found")] {
+            let mut l = JsonVersion::new("http://h:1?token=SECRET", "h:1");
+            let head =
+                format!("HTTP/1.1 {status} X\r\nRetry-After: 2\r\nContent-Length: 0\r\n\r\n");
+            let e = l.received(head.as_bytes()).unwrap().unwrap_err();
+            assert_eq!(e.refusal.as_ref().map(|r| r.code()), Some(code));
+            assert!(!e.to_string().contains("SECRET"), "{e}");
+        }
+    }
+
     #[test]
     fn splits_ws_urls() {
         assert_eq!(split_ws_url("ws://[::1]:9"), Some(("[::1]:9", "/")));
@@ -527,7 +654,8 @@ mod tests {
         let mut l = JsonVersion::new("https://h:9?k=v", "h:9");
         assert!(l.tls());
         let got = l.received(reply("ws://h:9/devtools/browser/b").as_bytes());
-        assert_eq!(got, Some(Ok("wss://h:9/devtools/browser/b".into())));
+        // The user's query (a key) carries over.
+        assert_eq!(got, Some(Ok("wss://h:9/devtools/browser/b?k=v".into())));
         // A front that already says wss:// is taken as is; plain http:// is never upgraded.
         let mut l = JsonVersion::new("https://h", "h");
         let got = l.received(reply("wss://h/devtools/browser/b").as_bytes());
@@ -554,7 +682,7 @@ mod tests {
             body.len()
         );
         let mut l = JsonVersion::new("http://h:1", "h:1");
-        assert_eq!(l.received(reply.as_bytes()), Some(Ok("ws://h/é".into())));
+        assert_eq!(l.received(reply.as_bytes()), Some(Ok("ws://h:1/é".into())));
     }
 
     #[test]
@@ -593,7 +721,8 @@ mod tests {
             l.received(b"\r\n{\"webSocketDebuggerUrl\":\"ws://a/b\"}"),
             None
         );
-        assert_eq!(l.received(b""), Some(Ok("ws://a/b".into())));
+        // The host the user gave carries over.
+        assert_eq!(l.received(b""), Some(Ok("ws://h:1/b".into())));
         let mut l = JsonVersion::new("http://h:1", "h:1");
         let e = l.received(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
         assert!(e.unwrap().unwrap_err().message.contains("404"));

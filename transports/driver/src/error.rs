@@ -6,6 +6,7 @@ use cdp_supervisor::ax::AxError;
 use cdp_supervisor::{CommandError, DialogError, EvalError};
 
 use crate::endpoint::{redact_url, EndpointError};
+use crate::refusal::Refusal;
 
 /// Why a client call failed.
 ///
@@ -19,6 +20,15 @@ pub enum ClientError {
     /// The endpoint could not be resolved to a WebSocket URL.
     #[error(transparent)]
     Endpoint(#[from] EndpointError),
+    /// The server refused the WebSocket handshake with an HTTP status (`code()`:
+    /// `unauthorized`, `busy`, `not_found`, `session_gone`, `refused`).
+    #[error("cannot open the WebSocket to {}: {refusal}", redact_url(.url))]
+    Refused {
+        /// The WebSocket URL, its credentials redacted.
+        url: String,
+        /// The status and what it means.
+        refusal: Refusal,
+    },
     /// The WebSocket could not be opened.
     #[error("cannot open the WebSocket to {}: {error}; check that the browser runs with --remote-debugging-port and the URL is current", redact_url(.url))]
     Connect {
@@ -88,6 +98,29 @@ impl ClientError {
         ClientError::Connect { url, error }
     }
 
+    /// [`ClientError::Refused`] for the WebSocket `url`, stored redacted.
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::{refusal::Refusal, ClientError};
+    /// let e = ClientError::refused("ws://h/x?token=SECRET", Refusal::new(401, "Unauthorized", None));
+    /// assert_eq!(e.code(), "unauthorized");
+    /// assert!(!e.to_string().contains("SECRET"));
+    /// ```
+    pub fn refused(url: &str, refusal: Refusal) -> ClientError {
+        let url = redact_url(url);
+        ClientError::Refused { url, refusal }
+    }
+
+    /// The refusal behind this error, if the server refused the handshake or the
+    /// `/json/version` lookup with a status of meaning.
+    pub fn refusal(&self) -> Option<&Refusal> {
+        match self {
+            ClientError::Refused { refusal, .. } => Some(refusal),
+            ClientError::Endpoint(e) => e.refusal.as_ref(),
+            _ => None,
+        }
+    }
+
     /// [`ClientError::Timeout`]: the wait for `what` ran out `after` this long.
     ///
     /// ```
@@ -112,7 +145,8 @@ impl ClientError {
     /// ```
     pub fn code(&self) -> &'static str {
         match self {
-            ClientError::Endpoint(_) => "unreachable",
+            ClientError::Endpoint(e) => e.refusal.as_ref().map_or("unreachable", Refusal::code),
+            ClientError::Refused { refusal, .. } => refusal.code(),
             ClientError::Connect { .. } => "unreachable",
             ClientError::Launch(_) => "launch_failed",
             ClientError::Record(_) => "io_error",

@@ -13,7 +13,7 @@
 //! - The types both transports share: [`Options`], [`ClientEvent`], [`CommandUpdate`],
 //!   [`ClientError`].
 //! - Helpers: endpoint parsing and the `/json/version` exchange ([`endpoint`]), trace
-//!   recording ([`record`]), the dialog bridge's secret ([`token`]), the reconnect
+//!   recording ([`record`]), extra headers ([`headers`]), refused handshakes ([`refusal`]), the dialog bridge's secret ([`token`]), the reconnect
 //!   policy ([`backoff`]), the WebSocket limits ([`limits`]) and the monotonic clock
 //!   ([`Clock`]).
 //!
@@ -30,6 +30,7 @@
 //!         Action::Sleep { timeout } => { /* no socket: a request or `timeout` */ let _ = timeout; }
 //!         Action::Connect => { /* open the socket; `connected` or `connect_failed` */ }
 //!         Action::Close => { /* close the socket; then `closed` */ run.closed(0.0); }
+//!         Action::Disconnect => { /* the connection is dead: drop the socket */ }
 //!         Action::Exit => break,
 //!     }
 //! }
@@ -45,9 +46,12 @@ mod clock;
 mod driver;
 pub mod endpoint;
 mod error;
+pub mod headers;
+mod heartbeat;
 pub mod limits;
 mod loop_driver;
 pub mod record;
+pub mod refusal;
 pub mod token;
 
 pub use cdp_supervisor;
@@ -71,7 +75,8 @@ pub use cdp_supervisor::{DialogAction, DialogPolicy, Snapshot};
 pub use clock::Clock;
 pub use driver::{
     command_result, ActOutcome, ClientEvent, ClosedTab, CommandUpdate, DialogOutcome, EvalOutcome,
-    Options, Reply, Request, Subscriber, Updates, CONNECT_TIMEOUT, SETTLE_TIMEOUT,
+    Options, Reply, Request, Subscriber, Updates, CONNECT_TIMEOUT, HEARTBEAT, SETTLE_TIMEOUT,
 };
 pub use error::ClientError;
+pub use heartbeat::PROBE_DEADLINE as HEARTBEAT_DEADLINE;
 pub use loop_driver::{Action, LoopDriver};

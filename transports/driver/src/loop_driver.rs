@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use crate::backoff::Backoff;
 use crate::driver::{Driver, Options, Request, Subscriber};
+use crate::headers::CdpHeaders;
+use crate::heartbeat::{Beat, Heartbeat};
 use crate::ClientError;
 
 /// What the transport does next. After doing it (and feeding the driver what happened),
@@ -50,6 +52,10 @@ pub enum Action {
     /// A planned stop is ready: close the socket (the browser detaches), then call
     /// [`LoopDriver::closed`].
     Close,
+    /// The connection is dead though the socket is open (the heartbeat went unanswered;
+    /// the loop already counts it as lost): drop the socket without waiting on it, then
+    /// ask again.
+    Disconnect,
     /// The loop is over: end the thread or task.
     Exit,
 }
@@ -92,6 +98,11 @@ pub struct LoopDriver {
     link: Link,
     backoff: Backoff,
     requests_closed: bool,
+    heartbeat: Heartbeat,
+    headers: CdpHeaders,
+    /// A busy server was asked again once since the last connection: it is not asked a
+    /// third time.
+    busy_retried: bool,
 }
 
 impl LoopDriver {
@@ -105,6 +116,9 @@ impl LoopDriver {
             link: Link::New,
             backoff: Backoff::new(),
             requests_closed: false,
+            heartbeat: Heartbeat::new(options.heartbeat),
+            headers: options.headers.clone(),
+            busy_retried: false,
         })
     }
 
@@ -154,16 +168,33 @@ impl LoopDriver {
         self.wall_at_start + now
     }
 
+    /// The extra headers to send on the WebSocket upgrade and the `/json/version` lookup
+    /// ([`Options::headers`]).
+    ///
+    /// ```
+    /// let run = cdp_supervisor_driver::LoopDriver::new(&Default::default(), 0.0)?;
+    /// assert!(run.headers().is_empty());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn headers(&self) -> &CdpHeaders {
+        &self.headers
+    }
+
     /// The socket to `url` is open (the first time, or again after [`Action::Connect`]).
     pub fn connected(&mut self, now: f64, url: &str) {
         let reconnected = self.link != Link::New;
         self.link = Link::Open;
         self.backoff.reset();
+        self.busy_retried = false;
+        self.heartbeat.heard(now, None);
         self.driver.connected(self.core_time(now), url, reconnected);
     }
 
-    /// A text frame from the browser.
+    /// A text frame from the browser. The heartbeat's own reply stops here.
     pub fn message(&mut self, now: f64, text: &str) {
+        if self.heartbeat.heard(now, Some(text)) {
+            return;
+        }
         self.driver.message(self.core_time(now), text);
     }
 
@@ -201,11 +232,44 @@ impl LoopDriver {
     }
 
     /// The outcome of an [`Action::Connect`] attempt: the WebSocket URL it opened
-    /// ([`LoopDriver::connected`]) or why it failed ([`LoopDriver::connect_failed`]).
-    pub fn connect_outcome(&mut self, now: f64, outcome: Result<String, impl std::fmt::Display>) {
-        match outcome {
-            Ok(url) => self.connected(now, &url),
-            Err(e) => self.connect_failed(now, e.to_string()),
+    /// ([`LoopDriver::connected`]) or why it failed. A server that refused the handshake
+    /// is not asked again in a loop: a refused key or a gone session ends the loop at
+    /// once, a busy server is asked once more after its `Retry-After` (at least the
+    /// backoff's delay), and any other failure is retried with the backoff
+    /// ([`LoopDriver::connect_failed`]).
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::{refusal::Refusal, Action, ClientError, LoopDriver};
+    /// let mut run = LoopDriver::new(&Default::default(), 0.0)?;
+    /// run.connected(0.0, "ws://h/x");
+    /// run.connection_lost(1.0, "reset".into());
+    /// assert_eq!(run.poll_action(1.5), Action::Connect);
+    /// let refused = ClientError::refused("ws://h/x", Refusal::new(401, "", None));
+    /// run.connect_outcome(1.5, Err(refused));
+    /// assert_eq!(run.poll_action(1.5), Action::Exit); // no retry: the key stays wrong
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn connect_outcome(&mut self, now: f64, outcome: Result<String, ClientError>) {
+        let e = match outcome {
+            Ok(url) => return self.connected(now, &url),
+            Err(e) => e,
+        };
+        let Some(refusal) = e.refusal() else {
+            return self.connect_failed(now, e.to_string());
+        };
+        match refusal.retry_delay() {
+            Some(delay) if !self.busy_retried => {
+                self.busy_retried = true;
+                self.backoff.failed();
+                let backoff = self.backoff.next_delay().unwrap_or_default();
+                self.link = Link::Down {
+                    retry_at: now + delay.max(backoff).as_secs_f64(),
+                };
+            }
+            _ => {
+                self.driver.gave_up(format!("{e}; not retried"));
+                self.link = Link::Ended;
+            }
         }
     }
 
@@ -259,14 +323,41 @@ impl LoopDriver {
             Link::Down { retry_at } => Action::Sleep {
                 timeout: wait_between(now, retry_at).unwrap_or(Duration::ZERO),
             },
-            _ => match self.driver.poll_transmit() {
-                Some(text) => Action::Write(text),
-                None => Action::Read {
-                    timeout: self
-                        .driver
-                        .next_deadline()
-                        .and_then(|deadline| wait_between(t, deadline)),
-                },
+            Link::Open => match self.heartbeat.poll(now) {
+                Beat::Dead => {
+                    let words = self.heartbeat.silence_words();
+                    self.connection_lost(now, words);
+                    Action::Disconnect
+                }
+                Beat::Probe(text) => Action::Write(text),
+                Beat::Quiet => self.write_or_read(now),
+            },
+            _ => self.write_or_read(now),
+        }
+    }
+
+    /// The core's next message, or a read until the next deadline (the core's or the
+    /// heartbeat's).
+    fn write_or_read(&mut self, now: f64) -> Action {
+        if let Some(text) = self.driver.poll_transmit() {
+            return Action::Write(text);
+        }
+        let t = self.core_time(now);
+        let core = self
+            .driver
+            .next_deadline()
+            .and_then(|deadline| wait_between(t, deadline));
+        let heartbeat = match self.link {
+            Link::Open => self
+                .heartbeat
+                .next_deadline()
+                .and_then(|deadline| wait_between(now, deadline)),
+            _ => None,
+        };
+        Action::Read {
+            timeout: match (core, heartbeat) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
             },
         }
     }
@@ -744,5 +835,136 @@ mod tests {
         let tabs = tabs.try_recv().unwrap();
         assert_eq!(tabs.len(), 1);
         assert!(tabs[0].current && tabs[0].tab_id == "T");
+    }
+
+    /// A silent connection (nothing from the browser, no close) is probed after the
+    /// heartbeat's silence and declared lost when the probe goes unanswered: an evaluate
+    /// in flight ends with its own deadline first, the loss comes within heartbeat + the
+    /// probe's deadline, and the loop reconnects on the backoff schedule, then gives up.
+    #[test]
+    fn a_silent_connection_is_found_by_the_heartbeat() {
+        let options = Options {
+            heartbeat: Some(Duration::from_secs(2)),
+            ..Options::default()
+        };
+        let mut sim = Sim::attached(options);
+        let events = std::mem::replace(&mut sim.events, mpsc::channel().1);
+        let updates = sim.command(Duration::from_secs(1));
+        let written = sim.written();
+        assert_eq!(written[0]["method"], "Runtime.evaluate");
+        // Silence. The command's own deadline comes first.
+        let mut probe_at = None;
+        let mut lost_at = None;
+        while lost_at.is_none() && sim.now < 60.0 {
+            match sim.action() {
+                Action::Write(text) if text.contains("Browser.getVersion") => {
+                    assert!(probe_at.is_none(), "one probe at a time");
+                    probe_at = Some(sim.now);
+                }
+                Action::Write(_) => {}
+                Action::Read { timeout } => {
+                    sim.now += timeout.expect("a heartbeat deadline").as_secs_f64()
+                }
+                Action::Disconnect => lost_at = Some(sim.now),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        match updates.try_recv() {
+            Ok(CommandUpdate::Finished(Err(CommandError::Timeout { .. }))) => {}
+            other => panic!("the evaluate should time out on its own, got {other:?}"),
+        }
+        assert_eq!(probe_at, Some(2.0), "probe after the heartbeat's silence");
+        assert_eq!(
+            lost_at,
+            Some(7.0),
+            "lost within heartbeat + the probe's deadline"
+        );
+        let lost: Vec<_> = events
+            .try_iter()
+            .filter_map(|e| match e {
+                ClientEvent::ConnectionLost { error } => Some(error),
+                _ => None,
+            })
+            .collect();
+        assert!(lost[0].contains("silent"), "{lost:?}");
+        // Reconnect attempts: the backoff's five, then the end.
+        let mut attempts = 0;
+        loop {
+            match sim.action() {
+                Action::Sleep { timeout } => sim.now += timeout.as_secs_f64(),
+                Action::Connect => {
+                    attempts += 1;
+                    let e = ClientError::connect("ws://h:1/x", "refused".into());
+                    sim.run.connect_outcome(sim.now, Err(e));
+                }
+                Action::Exit => break,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!(attempts, crate::backoff::MAX_FAILURES);
+        let gave_up = events
+            .try_iter()
+            .any(|e| matches!(e, ClientEvent::GaveUp { error } if error.contains("refused")));
+        assert!(gave_up);
+    }
+
+    /// Any message is a sign of life; the probe's reply never reaches the core.
+    #[test]
+    fn the_probe_reply_stays_in_the_loop() {
+        let options = Options {
+            heartbeat: Some(Duration::from_secs(1)),
+            ..Options::default()
+        };
+        let mut sim = Sim::attached(options);
+        sim.written();
+        sim.now = 1.0;
+        let Action::Write(probe) = sim.action() else {
+            panic!("no probe")
+        };
+        let probe: Value = serde_json::from_str(&probe).unwrap();
+        let reply = json!({"id": probe["id"], "result": {"product": "Chrome"}});
+        sim.run.message(1.5, &reply.to_string());
+        sim.now = 2.0;
+        assert!(matches!(sim.action(), Action::Read { timeout: Some(t) } if t.as_secs_f64() > 0.4));
+        sim.now = 2.5;
+        assert!(matches!(sim.action(), Action::Write(t) if t.contains("Browser.getVersion")));
+        sim.run
+            .message(3.0, r#"{"method":"Target.targetInfoChanged","params":{}}"#);
+        sim.now = 7.6;
+        assert!(matches!(sim.action(), Action::Write(t) if t.contains("Browser.getVersion")));
+        let off = Sim::attached(Options {
+            heartbeat: None,
+            ..Options::default()
+        });
+        drop(off);
+    }
+
+    /// A refused key or a gone session ends the loop at once; a busy server is asked once
+    /// more after its Retry-After, then not again.
+    #[test]
+    fn refused_handshakes_are_not_retried_in_a_storm() {
+        use crate::refusal::Refusal;
+        for (status, retries) in [(401, 0), (403, 0), (404, 0), (400, 0), (429, 1)] {
+            let mut sim = Sim::attached(Options::default());
+            sim.run.connection_lost(0.0, "reset".into());
+            let mut attempts = 0;
+            loop {
+                match sim.action() {
+                    Action::Sleep { timeout } => sim.now += timeout.as_secs_f64(),
+                    Action::Connect => {
+                        attempts += 1;
+                        if status == 429 && attempts == 2 {
+                            assert!(sim.now >= 0.5 + 7.0, "Retry-After honoured: {}", sim.now);
+                        }
+                        let refusal = Refusal::new(status, "", Some("7"));
+                        let e = ClientError::refused("ws://h/x?token=K", refusal);
+                        sim.run.connect_outcome(sim.now, Err(e));
+                    }
+                    Action::Exit => break,
+                    other => panic!("unexpected {other:?}"),
+                }
+            }
+            assert_eq!(attempts, 1 + retries, "HTTP {status}");
+        }
     }
 }

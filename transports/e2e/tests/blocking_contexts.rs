@@ -21,13 +21,15 @@ fn eval_in(client: &Client, tab: &str, expression: &str) -> serde_json::Value {
         .value
 }
 
-/// Waits until tab `tab_id` is live and its document loaded (nothing in the snapshot says
-/// a document loaded, and its first context may not be known yet: poll).
-fn wait_loaded(client: &Client, tab_id: &str) -> TabInfo {
+/// Waits until tab `tab_id` is live and its document at `path` loaded (nothing in the
+/// snapshot says a document loaded, and its first context may not be known yet: poll).
+fn wait_loaded(client: &Client, tab_id: &str, path: &str) -> TabInfo {
     let end = Instant::now() + WAIT;
+    // The initial empty document is complete too: wait for the page's own.
+    let loaded = format!("document.readyState == 'complete' && location.pathname == '{path}'");
     loop {
-        let state = client.evaluate_in(Some(tab_id), Evaluation::new("document.readyState"));
-        if matches!(&state, Ok(v) if v.value == json!("complete")) {
+        let state = client.evaluate_in(Some(tab_id), Evaluation::new(&loaded));
+        if matches!(&state, Ok(v) if v.value == json!(true)) {
             let tabs = client.tabs().unwrap();
             let tab = tabs.into_iter().find(|t| t.tab_id == tab_id).unwrap();
             assert_eq!(tab.state, TabState::Live, "{tab:?}");
@@ -59,8 +61,8 @@ fn two_contexts_keep_cookies_tabs_and_dialogs_apart_and_a_disposed_one_leaves_no
     let tab_b = c.new_tab_in_context(&site.url("/"), Some(&b)).unwrap();
     assert_eq!(tab_b.browser_context_id.as_deref(), Some(b.as_str()));
     let (tab_a, tab_b) = (tab_a.tab_id, tab_b.tab_id);
-    wait_loaded(&c, &tab_a);
-    wait_loaded(&c, &tab_b);
+    wait_loaded(&c, &tab_a, "/login");
+    wait_loaded(&c, &tab_b, "/");
     assert_eq!(
         eval_in(&c, &tab_a, "document.cookie"),
         json!("session=agent-a")
@@ -81,7 +83,7 @@ fn two_contexts_keep_cookies_tabs_and_dialogs_apart_and_a_disposed_one_leaves_no
     no_screenshot.screenshot = false;
     let r = c.act_in(Some(&tab_a), click, no_screenshot).unwrap();
     let popup = r.opened_tabs.first().cloned().expect("the popup is named");
-    let info = wait_loaded(&c, &popup);
+    let info = wait_loaded(&c, &popup, "/popup");
     assert_eq!(
         info.browser_context_id.as_deref(),
         Some(a.as_str()),

@@ -48,8 +48,11 @@ fn a_stuck_evaluate_never_wedges_the_tab() {
 
     let (code, message) = fails_within(c, Evaluation::new("while(true){}").within(ms(500)));
     assert_eq!(code, "timeout");
+    // Chromium's in-page timeout usually answers first ("was terminated"); on a loaded
+    // machine the deadline may come first, and then the message claims no termination.
     assert!(
-        message.contains("ran past its 500 ms budget and was terminated"),
+        message.contains("ran past its 500 ms budget and was terminated")
+            || message.contains("ran past its 500 ms budget without an answer"),
         "{message}"
     );
     let start = Instant::now();
@@ -140,7 +143,9 @@ fn a_function_is_called_under_one_budget() {
     let stuck = Evaluation::function("() => { while (true) {} }").within(ms(500));
     let (code, message) = fails_within(c, stuck);
     assert_eq!(code, "timeout");
-    assert!(message.contains("was terminated"), "{message}");
+    // A function has no in-page timeout: at the deadline termination is requested, and
+    // the message claims no more than that.
+    assert!(message.contains("termination was requested"), "{message}");
     let start = Instant::now();
     assert_eq!(value(c, Evaluation::function("() => 6*7")), 42);
     assert!(start.elapsed() < ms(500), "waited {:?}", start.elapsed());

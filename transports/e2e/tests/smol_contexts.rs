@@ -21,15 +21,17 @@ async fn eval_in(client: &Client, tab: &str, expression: &str) -> serde_json::Va
         .value
 }
 
-/// Waits until tab `tab_id` is live and its document loaded (polled, as nothing in the
-/// snapshot says so).
-async fn wait_loaded(client: &Client, tab_id: &str) -> TabInfo {
+/// Waits until tab `tab_id` is live and its document at `path` loaded (polled, as nothing
+/// in the snapshot says so).
+async fn wait_loaded(client: &Client, tab_id: &str, path: &str) -> TabInfo {
     let end = Instant::now() + WAIT;
+    // The initial empty document is complete too: wait for the page's own.
+    let loaded = format!("document.readyState == 'complete' && location.pathname == '{path}'");
     loop {
         let state = client
-            .evaluate_in(Some(tab_id), Evaluation::new("document.readyState"))
+            .evaluate_in(Some(tab_id), Evaluation::new(&loaded))
             .await;
-        if matches!(&state, Ok(v) if v.value == json!("complete")) {
+        if matches!(&state, Ok(v) if v.value == json!(true)) {
             let tabs = client.tabs().await.unwrap();
             let tab = tabs.into_iter().find(|t| t.tab_id == tab_id).unwrap();
             assert_eq!(tab.state, TabState::Live, "{tab:?}");
@@ -70,8 +72,8 @@ fn two_contexts_keep_cookies_tabs_and_dialogs_apart_and_a_disposed_one_leaves_no
             .unwrap();
         assert_eq!(tab_b.browser_context_id.as_deref(), Some(b.as_str()));
         let (tab_a, tab_b) = (tab_a.tab_id, tab_b.tab_id);
-        wait_loaded(&c, &tab_a).await;
-        wait_loaded(&c, &tab_b).await;
+        wait_loaded(&c, &tab_a, "/login").await;
+        wait_loaded(&c, &tab_b, "/").await;
         assert_eq!(
             eval_in(&c, &tab_a, "document.cookie").await,
             json!("session=agent-a")
@@ -91,7 +93,7 @@ fn two_contexts_keep_cookies_tabs_and_dialogs_apart_and_a_disposed_one_leaves_no
         no_screenshot.screenshot = false;
         let r = c.act_in(Some(&tab_a), click, no_screenshot).await.unwrap();
         let popup = r.opened_tabs.first().cloned().expect("the popup is named");
-        let info = wait_loaded(&c, &popup).await;
+        let info = wait_loaded(&c, &popup, "/popup").await;
         assert_eq!(
             info.browser_context_id.as_deref(),
             Some(a.as_str()),

@@ -73,7 +73,7 @@ impl Client {
         let timeout = options.connect_timeout;
         let subscriber = events.map(Client::subscriber);
         let mut run = LoopDriver::for_client(options, clock.wall_at_start(), subscriber)?;
-        let (url, ws) = crate::io::open(endpoint).await?;
+        let (url, ws) = crate::io::open_first(endpoint, run.headers()).await?;
         run.connected(clock.now(), &url);
         let (requests, rx) = channel::unbounded();
         let task = crate::io::run(run, clock, rx, endpoint.to_owned(), ws);

@@ -14,5 +14,6 @@ pub mod noise_canvas;
 pub mod relay;
 pub mod renderer_site;
 pub mod smol;
+pub mod switch_relay;
 pub mod tabs_site;
 pub mod tls_relay;

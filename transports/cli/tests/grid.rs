@@ -1,0 +1,327 @@
+//! End-to-end against a real Selenium Grid 4 on loopback (a standalone server started
+//! here, one for the whole file: a JVM starts slowly): `cdp-supervise watch --grid`
+//! supervises the Grid's Chromium with frames, OOPIFs and dialogs as it does a local one,
+//! and the Grid holds no session afterwards, whether the run ends well, on an error (the
+//! session deleted under the open socket: the heartbeat finds the silence, the reconnect
+//! is refused with `session_gone`, exit 1) or on SIGINT; a session that waits in a full
+//! Grid's queue longer than `--grid-timeout` is given up with a clear error; `mcp --grid`
+//! calls a tool on the Grid's browser and deletes the session at the end of input.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use cdp_supervise::demo::DemoSite;
+use cdp_supervisor_grid::local::{missing, LocalGrid};
+use cdp_supervisor_grid::sessions;
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cdp-supervise");
+
+/// Generous bound for waits on a loaded 2-core machine (a Grid session starts a
+/// chromedriver and a Chromium).
+const WAIT: Duration = Duration::from_secs(40);
+
+/// The capabilities of every session: the Debian Chromium, headless, every cross-site
+/// frame in its own process.
+fn capabilities() -> String {
+    let binary = cdp_supervisor_chromium::find_chromium()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "/usr/bin/chromium".into());
+    json!({"browserName": "chrome", "goog:chromeOptions": {"binary": binary, "args": [
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--site-per-process"]}})
+    .to_string()
+}
+
+/// Whether a Grid can run here: when something is missing, a run with `CI` set fails,
+/// elsewhere the test says SKIPPED loudly.
+fn grid_for_test(test: &str) -> bool {
+    let Some(what) = missing() else {
+        return true;
+    };
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{test}: cannot run a Selenium Grid and CI is set: missing {what}"
+    );
+    eprintln!("\n!!!!! SKIPPED {test}: cannot run a Selenium Grid: missing {what} !!!!!\n");
+    false
+}
+
+/// A running `cdp-supervise`, its stdout lines parsed.
+struct Sidecar {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+    stderr: Receiver<String>,
+    seen: Vec<Value>,
+    /// Lines not yet matched (lines of concurrent commands may interleave).
+    backlog: Vec<Value>,
+}
+
+impl Sidecar {
+    fn spawn(args: &[&str]) -> Sidecar {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let v: Value = serde_json::from_str(&line).unwrap_or(Value::String(line));
+                if tx.send(v).is_err() {
+                    return;
+                }
+            }
+        });
+        let stderr = child.stderr.take().unwrap();
+        let (tx, errs) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                eprintln!("{line}");
+                let _ = tx.send(line);
+            }
+        });
+        Sidecar {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr: errs,
+            seen: Vec::new(),
+            backlog: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, v: Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn expect(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&pred) {
+            return self.backlog.remove(i);
+        }
+        let end = Instant::now() + WAIT;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let v = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no line for {what}; seen: {:#?}", self.seen));
+            self.seen.push(v.clone());
+            if pred(&v) {
+                return v;
+            }
+            self.backlog.push(v);
+        }
+    }
+
+    /// The stderr lines so far.
+    fn stderr_text(&self) -> String {
+        self.stderr.try_iter().collect::<Vec<_>>().join("\n")
+    }
+
+    fn exit_code(&mut self, within: Duration) -> Option<i32> {
+        let end = Instant::now() + within;
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return s.code();
+            }
+            assert!(
+                Instant::now() < end,
+                "cdp-supervise did not exit within {within:?}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The Grid session's id, from the stderr line that names it.
+    fn grid_session(&self) -> String {
+        let end = Instant::now() + WAIT;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let line = self
+                .stderr
+                .recv_timeout(left)
+                .expect("no Grid session line");
+            if let Some(rest) = line.strip_prefix("cdp-supervise: Grid session ") {
+                return rest.split(' ').next().unwrap().to_owned();
+            }
+        }
+    }
+}
+
+impl Drop for Sidecar {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `DELETE /session/ID` on the Grid, by hand: its status line.
+fn delete_behind_its_back(grid: &str, id: &str) -> String {
+    use std::io::Read;
+    let authority = grid.strip_prefix("http://").unwrap();
+    let mut tcp = std::net::TcpStream::connect(authority).unwrap();
+    let request =
+        format!("DELETE /session/{id} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
+    tcp.write_all(request.as_bytes()).unwrap();
+    let mut reply = String::new();
+    let _ = tcp.read_to_string(&mut reply);
+    reply.lines().next().unwrap_or("").to_owned()
+}
+
+fn is_result(id: i64) -> impl Fn(&Value) -> bool {
+    move |v| v["id"] == json!(id) && (v["type"] == "result" || v["type"] == "error")
+}
+
+fn live(v: &Value) -> bool {
+    v["op"] == "page" && v["page"]["state"] == "live"
+}
+
+/// The Grid holds no session (within a few seconds: a DELETE is answered before the
+/// Grid's status shows the slot free).
+fn assert_no_session(grid: &LocalGrid, when: &str) {
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let held = sessions(grid.url()).unwrap();
+        if held.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < end,
+            "{when}: the Grid still holds {held:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn watch_supervises_a_grid_browser_and_leaves_no_session() {
+    if !grid_for_test("grid") || cdp_supervisor_chromium::find_chromium().is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "grid: no Chromium and CI is set"
+        );
+        return;
+    }
+    let grid = LocalGrid::standalone(1).expect("a standalone Grid");
+    let caps = capabilities();
+    let site = DemoSite::start().unwrap();
+    let watch = |extra: &[&str]| {
+        let mut args = vec!["watch", "--grid", grid.url(), "--grid-capabilities", &caps];
+        args.extend(["--format", "json"]);
+        args.extend(extra);
+        Sidecar::spawn(&args)
+    };
+
+    // 1. Frames, OOPIFs and dialogs as on a local browser; `stop` exits 0, no session left.
+    let mut cli = watch(&[]);
+    cli.expect("page live", live);
+    cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
+    assert_eq!(cli.expect("navigate", is_result(1))["type"], "result");
+    let nested = cli.expect("the nested OOPIF", |v| {
+        v["type"] == "diff"
+            && v["frame"]["is_oopif"] == true
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/nested"))
+    })["frame"]["frame_id"]
+        .clone();
+    cli.send(
+        json!({"id": 2, "cmd": "cdp", "method": "Runtime.evaluate", "frame_id": nested,
+        "params": {"expression": "confirm('from the grid')", "returnByValue": true}}),
+    );
+    let blocked = cli.expect("blocked", |v| v["type"] == "blocked" && v["id"] == 2);
+    let dialog_id = blocked["dialog_id"].clone();
+    cli.send(json!({"id": 3, "cmd": "dialog", "action": "accept", "dialog_id": dialog_id}));
+    assert_eq!(
+        cli.expect("dialog", is_result(3))["dialog"]["closed_by"],
+        "agent"
+    );
+    let evaluated = cli.expect("evaluate", is_result(2));
+    assert_eq!(evaluated["result"]["result"]["value"], true, "{evaluated}");
+    cli.send(json!({"id": 4, "cmd": "evaluate", "expression": "location.href"}));
+    assert_eq!(
+        cli.expect("evaluate", is_result(4))["value"],
+        site.top_url(false)
+    );
+    cli.send(json!({"id": 5, "cmd": "stop"}));
+    cli.expect("stopped", is_result(5));
+    assert_eq!(cli.exit_code(WAIT), Some(0));
+    assert_no_session(&grid, "after stop");
+
+    // 2. SIGINT: the session is deleted on the way out.
+    let mut cli = watch(&[]);
+    cli.expect("page live", live);
+    let pid = cli.child.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    cli.exit_code(WAIT);
+    assert_no_session(&grid, "after SIGINT");
+
+    // 3. A full Grid: the second session waits in the queue, given up after --grid-timeout.
+    let mut holder = watch(&[]);
+    holder.expect("page live", live);
+    let started = Instant::now();
+    let mut queued = watch(&["--grid-timeout", "2"]);
+    assert_eq!(queued.exit_code(WAIT), Some(1));
+    let waited = started.elapsed();
+    let said = queued.stderr_text();
+    assert!(said.contains("gave no session within 2s"), "{said}");
+    assert!(waited < Duration::from_secs(15), "{waited:?}");
+
+    // 4. The session deleted under the open socket (the Grid's session timeout does the
+    // same): the socket stays open and silent; the heartbeat finds it, the reconnect is
+    // refused with HTTP 400, said as the session gone, and watch exits 1 at once.
+    holder.send(json!({"id": 1, "cmd": "stop"}));
+    assert_eq!(holder.exit_code(WAIT), Some(0));
+    assert_no_session(&grid, "after the holder stopped");
+    let mut cli = watch(&["--heartbeat", "1"]);
+    let id = cli.grid_session();
+    cli.expect("page live", live);
+    let status = delete_behind_its_back(grid.url(), &id);
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    let gone_at = Instant::now();
+    assert_eq!(cli.exit_code(WAIT), Some(1));
+    let said = cli.stderr_text();
+    assert!(said.contains("silent"), "{said}");
+    assert!(said.contains("session behind the URL is gone"), "{said}");
+    assert!(
+        gone_at.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        gone_at.elapsed()
+    );
+    assert_no_session(&grid, "after the session was deleted under the socket");
+
+    // 5. `mcp --grid`: a tool call on the Grid's browser; end of input deletes the session.
+    let mut mcp = Sidecar::spawn(&["mcp", "--grid", grid.url(), "--grid-capabilities", &caps]);
+    mcp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "grid-test", "version": "1"}}}),
+    );
+    mcp.expect("initialize", |v| v["id"] == 1);
+    mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    mcp.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "browser_navigate", "arguments": {"url": site.top_url(false)}}}),
+    );
+    let navigated = mcp.expect("browser_navigate", |v| v["id"] == 2);
+    assert!(navigated["result"]["isError"] != true, "{navigated}");
+    assert_eq!(
+        sessions(grid.url()).unwrap().len(),
+        1,
+        "the server's session"
+    );
+    drop(mcp.stdin.take());
+    assert_eq!(mcp.exit_code(WAIT), Some(0));
+    assert_no_session(&grid, "after mcp's end of input");
+    assert!(grid.leftovers().is_empty(), "{:?}", grid.leftovers());
+}
