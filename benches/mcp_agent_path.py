@@ -3,6 +3,7 @@
 
     python3 benches/mcp_agent_path.py [--binary target/release/cdp-supervise] [--rounds 10]
                                       [--npm-dir DIR | --no-peers] [--json OUT.json]
+    python3 benches/mcp_agent_path.py --agents 8 [--binary ...] [--rounds 10] [--json OUT.json]
 
 Drives each server with the official MCP SDK for Python (PyPI `mcp`) over stdio, on pages
 this script serves on loopback, through one fixed sequence a round: navigate to the page,
@@ -23,6 +24,13 @@ The two peers run when they are installed under `--npm-dir` (default: a temporar
 where this script runs `npm install @playwright/mcp@latest chrome-devtools-mcp@latest`);
 without npm or the registry they are left out and said so. Every browser is `$CHROME`
 (default /usr/bin/chromium), headless, on loopback pages only.
+
+With `--agents N`: one `cdp-supervise mcp --port 0` (streamable HTTP, a browser context per
+session) and one browser; the same sequence (`wait: "load"`) by 1 agent, then by N agents at
+once, each its own session; the per-call medians of each and their ratio (N at once / 1), and
+the memory per session: the proportional set size (PSS, shared pages split among the
+processes that share them) of the server and of its browser's processes with N sessions
+connected, each one round in, less the same with none, divided by N.
 
 The ratios printed: `ours / playwright` and `ours-load / devtools`, per call and over the
 whole sequence (the sum of the medians). Each server answers as it ships: Playwright MCP's
@@ -133,7 +141,7 @@ class Run:
     def __init__(self, flavor, command, args, cwd):
         self.flavor = flavor
         # A scratch working directory: Playwright MCP writes its output folder there.
-        self.params = StdioServerParameters(command=command, args=args, env={**os.environ}, cwd=cwd)
+        self.params = StdioServerParameters(command=command, args=args, env={**os.environ}, cwd=cwd) if cwd else None
         self.times = {c: [] for c in CALLS}
         self.started_at = None
         self.first_navigate = None
@@ -198,6 +206,92 @@ def peers(npm_dir):
             "devtools": (cdt, version("chrome-devtools-mcp"))}
 
 
+def descendants(pid):
+    rows = [l.split() for l in subprocess.run(["ps", "-eo", "pid,ppid"], capture_output=True,
+                                               text=True).stdout.splitlines()[1:]]
+    found, frontier = set(), {str(pid)}
+    while frontier:
+        frontier = {p for p, pp in rows if pp in frontier} - found
+        found |= frontier
+    return found
+
+
+def pss_mib(pids):
+    """The processes' proportional set size, in MiB (0 for one that is gone)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                total += next(int(l.split()[1]) for l in f if l.startswith("Pss:"))
+        except (OSError, StopIteration):
+            pass
+    return total / 1024
+
+
+def memory(server_pid):
+    """(the server's PSS, its browser's PSS) in MiB."""
+    return pss_mib([server_pid]), pss_mib(descendants(server_pid))
+
+
+async def scale(binary, base, agents, rounds, json_path):
+    """1 agent, then `agents` at once, on one HTTP server and one browser."""
+    proc = subprocess.Popen([binary, "mcp", "--port", "0"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = None
+    while url is None:
+        line = proc.stderr.readline()
+        if not line:
+            raise SystemExit("the HTTP server did not start")
+        m = re.search(r"MCP server on (http://\S+/mcp)", line)
+        url = m.group(1).rstrip(";") if m else None
+    threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+    measured = {}
+
+    async def one(barrier):
+        run = Run(Flavor("ours-load", wait="load"), binary, [], None)
+        run.started_at = time.perf_counter()
+        async with Client(url) as client:
+            await run.round(client, base, 0, record=False)
+            if barrier is not None:
+                await barrier.wait()
+                if "with" not in measured:
+                    measured["with"] = memory(proc.pid)
+                await barrier.wait()
+            for n in range(1, rounds + 1):
+                await run.round(client, base, n, record=True)
+        return run
+
+    try:
+        solo = await one(None)
+        await asyncio.sleep(1.0)  # its context disposed of
+        measured["none"] = memory(proc.pid)
+        barrier = asyncio.Barrier(agents)
+        crowd = await asyncio.gather(*(one(barrier) for _ in range(agents)))
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    med1 = {c: statistics.median(solo.times[c]) * 1000 for c in CALLS}
+    medn = {c: statistics.median([t for r in crowd for t in r.times[c]]) * 1000 for c in CALLS}
+    print(f"medians of {rounds} rounds, wait: load; 1 agent, then {agents} at once on one server and one browser")
+    print(f"| call | 1 agent ms | {agents} agents ms | ratio |")
+    print("|---|---|---|---|")
+    for c in CALLS + ["sequence"]:
+        a = sum(med1.values()) if c == "sequence" else med1[c]
+        b = sum(medn.values()) if c == "sequence" else medn[c]
+        print(f"| {c} | {a:.0f} | {b:.0f} | {b / a:.2f} |")
+    (s0, b0), (s1, b1) = measured["none"], measured["with"]
+    per_server, per_browser = (s1 - s0) / agents, (b1 - b0) / agents
+    print(f"memory (PSS): server {s0:.1f} MiB with no session, {s1:.1f} with {agents}; browser {b0:.0f} MiB, "
+          f"{b1:.0f} with {agents}: per session {per_server:.2f} MiB in the server, {per_browser:.1f} MiB in the browser")
+    out = {"rounds": rounds, "agents": agents, "median_ms_1": med1, f"median_ms_{agents}": medn,
+           "pss_mib": {"server_none": s0, "server_with": s1, "browser_none": b0, "browser_with": b1,
+                       "per_session_server": per_server, "per_session_browser": per_browser}}
+    print(json.dumps(out))
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(out, f, indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--binary", default="target/release/cdp-supervise")
@@ -205,10 +299,15 @@ def main():
     ap.add_argument("--npm-dir", default=None)
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--agents", type=int, default=None,
+                    help="1 agent, then this many at once, over streamable HTTP")
     a = ap.parse_args()
     chrome = os.environ.get("CHROME", "/usr/bin/chromium")
     os.environ["CHROME"] = chrome
     binary = os.path.abspath(a.binary)
+    if a.agents:
+        asyncio.run(scale(binary, serve(), a.agents, a.rounds, a.json))
+        return
     scratch = tempfile.mkdtemp(prefix="mcp-bench-")
     runs = [Run(Flavor("ours"), binary, ["mcp"], scratch),
             Run(Flavor("ours-load", wait="load"), binary, ["mcp"], scratch)]

@@ -13,7 +13,8 @@ usage:
                       [--format text|json]
   cdp-supervise replay TRACE.jsonl [--policy ...] [--dialog-timeout SECS] [--bridge]
   cdp-supervise mcp [--cdp URL | --grid URL] [--fallback-local] [--policy ...] [--bridge]
-                    [--headed] [--lazy]
+                    [--headed] [--lazy] [--port P [--host 127.0.0.1] [--auth-token T]
+                    [--idle-timeout SECS] [--shared-context] [--max-sessions N]]
   watch and mcp, a remote browser: [--cdp-header 'NAME: VALUE']... [--heartbeat SECS]
                     [--grid-capabilities JSON] [--grid-timeout SECS]
 
@@ -26,6 +27,11 @@ replay: feed a recorded trace to a fresh supervisor, print its diffs and final s
 mcp: a Model Context Protocol server on stdio (browser_navigate, browser_snapshot, ...);
 the browser is launched (or --cdp connects) as the server starts, so that the first call
 does not wait for it, and closed at exit. --lazy: launch it on the first tool call.
+--port: streamable HTTP at http://HOST:P/mcp instead of stdio (0: any free port, said on
+stderr); each session (agent) gets a browser context of its own, disposed of when it ends
+or after --idle-timeout (600 s) without a request; --shared-context: the browser's default
+context for all; --max-sessions (16): more are refused. A --host other than loopback
+needs --auth-token (or $CDP_SUPERVISE_TOKEN): requests without it are refused (401).
 --fallback-local: when --cdp cannot be reached, launch the local Chromium instead.
 --cdp URL: ws://, wss:// (a hosted browser; a key in the query stays secret) or
 http(s)://HOST:PORT. --cdp-header: sent on the WebSocket upgrade and /json/version
@@ -77,6 +83,18 @@ pub struct Args {
     pub headed: bool,
     /// `mcp`: start the browser on the first tool call, not with the server.
     pub lazy: bool,
+    /// `mcp` over streamable HTTP: the port, the host, and the rest of its flags.
+    pub port: Option<u16>,
+    /// `mcp --port`: the address to bind (loopback by default).
+    pub host: Option<String>,
+    /// `mcp --port`: the bearer token every request must carry (never logged).
+    pub auth_token: Option<String>,
+    /// `mcp --port`: an idle session's end, in seconds.
+    pub idle_timeout: Option<f64>,
+    /// `mcp --port`: every session in the browser's default context.
+    pub shared_context: bool,
+    /// `mcp --port`: sessions at most.
+    pub max_sessions: Option<usize>,
     /// `watch`'s output: `Some(true)` text for a person, `Some(false)` JSON lines, `None`
     /// text when stdout is a terminal.
     pub text_format: Option<bool>,
@@ -181,6 +199,33 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
             "--fallback-local" if watch || mcp => args.fallback_local = true,
             "--headed" if mcp => args.headed = true,
             "--lazy" if mcp => args.lazy = true,
+            "--port" if mcp => {
+                let v = value("--port")?;
+                args.port = Some(v.parse().map_err(|_| {
+                    usage(format!(
+                        "--port {v:?}: give a port number (0: any free port)"
+                    ))
+                })?);
+            }
+            "--host" if mcp => args.host = Some(value("--host")?),
+            "--auth-token" if mcp => args.auth_token = Some(value("--auth-token")?),
+            "--idle-timeout" if mcp => {
+                let v = value("--idle-timeout")?;
+                let secs: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                    .ok_or_else(|| usage(format!("--idle-timeout {v:?}: give seconds > 0")))?;
+                args.idle_timeout = Some(secs);
+            }
+            "--shared-context" if mcp => args.shared_context = true,
+            "--max-sessions" if mcp => {
+                let v = value("--max-sessions")?;
+                args.max_sessions =
+                    Some(v.parse().ok().filter(|n: &usize| *n > 0).ok_or_else(|| {
+                        usage(format!("--max-sessions {v:?}: give a number > 0"))
+                    })?);
+            }
             "--url" if watch => args.url = Some(value("--url")?),
             "--demo" if watch => args.demo = true,
             "--format" if watch => {
@@ -218,6 +263,16 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
     if args.fallback_local && args.cdp.is_none() && args.remote.grid.is_none() {
         return Err(usage(
             "--fallback-local needs --cdp URL or --grid URL (without them a local browser is launched anyway)",
+        ));
+    }
+    let http_only = args.host.is_some()
+        || args.auth_token.is_some()
+        || args.idle_timeout.is_some()
+        || args.shared_context
+        || args.max_sessions.is_some();
+    if http_only && args.port.is_none() {
+        return Err(usage(
+            "--host, --auth-token, --idle-timeout, --shared-context and --max-sessions go with --port (over stdio there is one session, in the browser's default context)",
         ));
     }
     if args.command == "replay" && args.trace.is_none() {

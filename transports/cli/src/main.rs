@@ -8,7 +8,12 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod mcp_console;
+mod mcp_contexts;
+mod mcp_host;
+mod mcp_http;
 mod mcp_server;
+mod mcp_session;
 mod remote;
 mod replay;
 mod watch;

@@ -1,209 +1,12 @@
 //! The Model Context Protocol face of `cdp-supervise mcp`: the pure half.
 //!
-//! JSON-RPC 2.0 over stdio, one message a line. This module reads a line into an
-//! [`Incoming`] message, negotiates the protocol version, lists the tools with their JSON
-//! Schemas ([`tools`]) and reads a `tools/call` into a typed [`ToolCall`] whose arguments are
-//! checked before anything reaches the browser. The server loop (the binary's `mcp` module)
-//! runs the calls on a supervised tab.
-//!
-//! Why not the official `rmcp` crate: it needs tokio, and this server's transport is the
-//! blocking client on two threads. What MCP asks of a stdio tool server is this small
-//! request/response surface, which the official Python SDK exercises in the tests.
+//! The protocol itself (JSON-RPC, the handshake, the transports) is the official Rust SDK's
+//! (`rmcp`, in the binary's `mcp_server`); the tools' schemas are in [`crate::mcp_schema`].
+//! This module reads a `tools/call` into a typed [`ToolCall`] whose arguments are checked
+//! before anything reaches the browser, with Playwright MCP's argument names accepted too.
 
 use cdp_supervisor::act::Wait;
-use serde_json::{json, Map, Value};
-
-/// Protocol versions this server speaks through the `initialize` handshake, newest first.
-pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-
-/// JSON-RPC error codes used here.
-pub mod code {
-    /// The line is not JSON.
-    pub const PARSE_ERROR: i64 = -32700;
-    /// JSON, but not a JSON-RPC request.
-    pub const INVALID_REQUEST: i64 = -32600;
-    /// A method this server does not have (a newer client's `server/discover` probe, say):
-    /// the client falls back to `initialize`.
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    /// Bad params of a known method (an unknown tool, say).
-    pub const INVALID_PARAMS: i64 = -32602;
-}
-
-/// One message read from the client.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Incoming {
-    /// A request: answer it with the same `id`.
-    Request {
-        /// The request's id (a number or a string).
-        id: Value,
-        /// The method.
-        method: String,
-        /// Its params (`null` when absent).
-        params: Value,
-    },
-    /// A notification (no `id`): never answered.
-    Notification {
-        /// The method.
-        method: String,
-    },
-    /// A response to something this server asked (it asks nothing): ignored.
-    Response,
-}
-
-/// A JSON-RPC error to send back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RpcError {
-    /// The id it answers (`null` when none could be read).
-    pub id: Value,
-    /// The JSON-RPC code.
-    pub code: i64,
-    /// What went wrong and what to do.
-    pub message: String,
-}
-
-/// Reads one line.
-///
-/// ```
-/// use cdp_supervise::mcp::{parse_message, Incoming};
-/// let m = parse_message(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)?;
-/// assert!(matches!(m, Incoming::Request { ref method, .. } if method == "tools/list"));
-/// assert_eq!(parse_message("nope").unwrap_err().code, -32700);
-/// # Ok::<(), cdp_supervise::mcp::RpcError>(())
-/// ```
-pub fn parse_message(line: &str) -> Result<Incoming, RpcError> {
-    let value: Value = serde_json::from_str(line).map_err(|e| RpcError {
-        id: Value::Null,
-        code: code::PARSE_ERROR,
-        message: format!("not JSON: {e}"),
-    })?;
-    let Some(obj) = value.as_object() else {
-        return Err(invalid(Value::Null, "a message is a JSON object"));
-    };
-    let id = obj.get("id").cloned();
-    let valid_id = matches!(id, Some(Value::Number(_)) | Some(Value::String(_)));
-    match obj.get("method") {
-        Some(Value::String(method)) => match id {
-            None => Ok(Incoming::Notification {
-                method: method.clone(),
-            }),
-            Some(id) if valid_id => Ok(Incoming::Request {
-                id,
-                method: method.clone(),
-                params: obj.get("params").cloned().unwrap_or(Value::Null),
-            }),
-            Some(_) => Err(invalid(
-                Value::Null,
-                "a request's id is a number or a string",
-            )),
-        },
-        Some(_) => Err(invalid(
-            id.filter(|_| valid_id).unwrap_or(Value::Null),
-            "method must be a string",
-        )),
-        None if obj.contains_key("result") || obj.contains_key("error") => Ok(Incoming::Response),
-        None => Err(invalid(
-            id.filter(|_| valid_id).unwrap_or(Value::Null),
-            "a request needs a method",
-        )),
-    }
-}
-
-fn invalid(id: Value, message: &str) -> RpcError {
-    RpcError {
-        id,
-        code: code::INVALID_REQUEST,
-        message: message.into(),
-    }
-}
-
-/// The version to answer `initialize` with: the client's when this server speaks it, else
-/// the newest this server speaks (the client then decides).
-///
-/// ```
-/// use cdp_supervise::mcp::negotiate;
-/// assert_eq!(negotiate(Some("2025-06-18")), "2025-06-18");
-/// assert_eq!(negotiate(Some("2099-01-01")), "2025-11-25");
-/// ```
-pub fn negotiate(requested: Option<&str>) -> &'static str {
-    PROTOCOL_VERSIONS
-        .iter()
-        .find(|v| Some(**v) == requested)
-        .copied()
-        .unwrap_or(PROTOCOL_VERSIONS[0])
-}
-
-/// The `initialize` result.
-pub fn initialize_result(params: &Value) -> Value {
-    let version = negotiate(params.get("protocolVersion").and_then(Value::as_str));
-    json!({
-        "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": false}},
-        "serverInfo": {"name": "cdp-supervise", "version": env!("CARGO_PKG_VERSION")},
-        "instructions": "A supervised Chromium tab: it never hangs on a JavaScript dialog and sees into cross-origin iframes. Take browser_snapshot for refs, act with browser_click / browser_type / browser_press_key / browser_scroll, answer dialogs with browser_handle_dialog. Every result names the pending dialogs."
-    })
-}
-
-/// A JSON-RPC result line.
-pub fn response(id: &Value, result: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
-}
-
-/// A JSON-RPC error line.
-pub fn error_response(error: &RpcError) -> String {
-    json!({"jsonrpc": "2.0", "id": error.id, "error": {"code": error.code, "message": error.message}})
-        .to_string()
-}
-
-fn schema(properties: Value, required: &[&str]) -> Value {
-    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": true})
-}
-
-const WAIT_DOC: &str = "What to wait for before answering. \"quiet\" (the default): when the action navigates, the new page's load, then its network almost idle and 500 ms without a console message, counted together from the load; otherwise 500 ms without a console message. \"load\": the load only, or nothing when the action does not navigate (faster; the page may still be changing).";
-
-const REF_DOC: &str =
-    "The element's ref from browser_snapshot, such as e5 (also accepted as `target`).";
-
-/// The tools, as `tools/list` answers them. Names and argument names follow Playwright MCP
-/// so that prompts carry over.
-pub fn tools() -> Value {
-    let mut tools = tools_of_one_tab();
-    if let Some(list) = tools.as_array_mut() {
-        list.push(crate::mcp_tabs::tool());
-    }
-    tools
-}
-
-fn tools_of_one_tab() -> Value {
-    let ref_prop = json!({"type": "string", "description": REF_DOC});
-    let target_prop = json!({"type": "string", "description": "Playwright MCP's name for `ref`."});
-    let element = json!({"type": "string", "description": "A human-readable description of the element, for the log (optional)."});
-    let timeout = json!({"type": "integer", "minimum": 1, "maximum": 600000, "description": "The budget in milliseconds; the call answers within it."});
-    let wait = json!({"type": "string", "enum": ["quiet", "load"], "description": WAIT_DOC});
-    json!([
-        {"name": "browser_navigate", "description": "Navigate the tab to a URL, wait for it to load and settle, and answer with a screenshot and the console.",
-         "inputSchema": schema(json!({"url": {"type": "string", "description": "The URL to open (http, https, file, data, about)."}, "timeout_ms": timeout, "wait": wait}), &["url"])},
-        {"name": "browser_snapshot", "description": "An accessibility outline of the whole tab, cross-origin iframes included, with a ref for every element an agent can act on.",
-         "inputSchema": schema(json!({"max_nodes": {"type": "integer", "minimum": 1, "description": "Lines of outline at most (default 2000)."}, "max_chars": {"type": "integer", "minimum": 1, "description": "Characters of outline at most."}, "frame_id": {"type": "string", "description": "Only this frame (and the frames inside it)."}, "ref": ref_prop, "target": target_prop}), &[])},
-        {"name": "browser_click", "description": "Click an element by ref (or a point in CSS pixels of the top page), then answer with a screenshot and the console.",
-         "inputSchema": schema(json!({"ref": ref_prop, "target": target_prop, "element": element, "x": {"type": "number", "description": "X in CSS pixels (with y, instead of ref)."}, "y": {"type": "number", "description": "Y in CSS pixels (with x, instead of ref)."}, "timeout_ms": timeout, "wait": wait}), &[])},
-        {"name": "browser_type", "description": "Type text into the focused element, or into the element `ref` after focusing it; `submit` presses Enter after.",
-         "inputSchema": schema(json!({"text": {"type": "string", "description": "The text to type."}, "ref": ref_prop, "target": target_prop, "element": element, "submit": {"type": "boolean", "description": "Press Enter after typing."}, "timeout_ms": timeout, "wait": wait}), &["text"])},
-        {"name": "browser_press_key", "description": "Press a key, such as Enter, Tab, Escape, ArrowDown, Backspace, or a combination such as Control+a.",
-         "inputSchema": schema(json!({"key": {"type": "string", "description": "The key name, with Shift+, Control+, Alt+ or Meta+ before it when needed."}, "timeout_ms": timeout, "wait": wait}), &["key"])},
-        {"name": "browser_scroll", "description": "Scroll the page one viewport up or down, or bring the element `ref` into view.",
-         "inputSchema": schema(json!({"direction": {"type": "string", "enum": ["up", "down"], "description": "One viewport up or down."}, "ref": ref_prop, "target": target_prop, "timeout_ms": timeout, "wait": wait}), &[])},
-        {"name": "browser_take_screenshot", "description": "A screenshot of the tab as it is now.",
-         "inputSchema": schema(json!({}), &[])},
-        {"name": "browser_evaluate", "description": "Evaluate JavaScript in the top frame or any frame (OOPIFs included) under one time budget: a script that never ends is terminated and the tab stays usable. `function` is called (with the element when `ref` is given); `expression` is a script whose value is the answer (a function value is called too).",
-         "inputSchema": schema(json!({"function": {"type": "string", "description": "A function's source, called: () => document.title, async () => { ... }, or (element) => element.textContent when a ref is given."}, "expression": {"type": "string", "description": "Instead of `function`: a script, e.g. document.title; its last value is the answer (a function value is called)."}, "ref": ref_prop, "target": target_prop, "element": element, "frame_id": {"type": "string", "description": "The frame to run in (a frame id from the snapshot's refs); the top frame by default."}, "timeout_ms": timeout}), &[])},
-        {"name": "browser_handle_dialog", "description": "Accept or dismiss a pending JavaScript dialog (alert, confirm, prompt, beforeunload).",
-         "inputSchema": schema(json!({"accept": {"type": "boolean", "description": "true to accept (OK), false to dismiss (Cancel)."}, "prompt_text": {"type": "string", "description": "The text to answer a prompt with (also accepted as `promptText`)."}, "promptText": {"type": "string", "description": "Playwright MCP's name for `prompt_text`."}, "dialog_id": {"type": "string", "description": "Which dialog (d-1, ...); needed only when several are pending."}}), &["accept"])},
-        {"name": "browser_console_messages", "description": "The console lines and errors of every frame since the last call.",
-         "inputSchema": schema(json!({}), &[])},
-        {"name": "browser_close", "description": "Answer pending dialogs, detach, and close the browser this server launched (the next call launches a fresh one).",
-         "inputSchema": schema(json!({}), &[])}
-    ])
-}
+use serde_json::{Map, Value};
 
 /// Where an action points.
 #[derive(Debug, Clone, PartialEq)]
@@ -545,32 +348,16 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
     })
 }
 
-/// A tool result: text, an optional image, and whether it is an error.
-///
-/// ```
-/// use cdp_supervise::mcp::tool_result;
-/// let r = tool_result("done".into(), Some(("image/webp", "AAAA")), false);
-/// assert_eq!(r["content"][1]["type"], "image");
-/// assert_eq!(r["isError"], false);
-/// ```
-pub fn tool_result(text: String, image: Option<(&str, &str)>, is_error: bool) -> Value {
-    let mut content = vec![json!({"type": "text", "text": text})];
-    if let Some((mime, data)) = image {
-        content.push(json!({"type": "image", "mimeType": mime, "data": data}));
-    }
-    json!({"content": content, "isError": is_error})
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn every_listed_tool_parses_with_its_required_arguments_and_names_what_is_missing() {
-        let tools = tools();
-        for tool in tools.as_array().unwrap() {
-            let name = tool["name"].as_str().unwrap();
-            let schema = &tool["inputSchema"];
+        for tool in crate::mcp_schema::tools() {
+            let name = tool.name.as_ref();
+            let schema = serde_json::Value::Object((*tool.input_schema).clone());
             for (arg, prop) in schema["properties"].as_object().unwrap() {
                 assert!(
                     prop["description"].is_string(),
@@ -579,10 +366,8 @@ mod tests {
             }
             let required: Vec<&str> = schema["required"]
                 .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_str().unwrap())
-                .collect();
+                .map(|r| r.iter().map(|v| v.as_str().unwrap()).collect())
+                .unwrap_or_default();
             if let Some(first) = required.first() {
                 let err = parse_tool_call(&json!({"name": name, "arguments": {}})).unwrap_err();
                 assert!(
@@ -657,13 +442,5 @@ mod tests {
                 "{w}"
             );
         }
-        assert!(parse_message("[]").is_err());
-        assert!(parse_message(r#"{"id":{},"method":"x"}"#).is_err());
-        assert_eq!(
-            parse_message(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-            Ok(Incoming::Notification {
-                method: "notifications/initialized".into()
-            })
-        );
     }
 }

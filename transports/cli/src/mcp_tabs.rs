@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use cdp_supervisor::TabInfo;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::mcp::CallError;
 
@@ -31,23 +31,6 @@ pub enum TabsAction {
         /// Its index in the list.
         index: Option<usize>,
     },
-}
-
-/// The `browser_tabs` entry of `tools/list`.
-///
-/// ```
-/// let tool = cdp_supervise::mcp_tabs::tool();
-/// assert_eq!(tool["name"], "browser_tabs");
-/// assert_eq!(tool["inputSchema"]["required"][0], "action");
-/// ```
-pub fn tool() -> Value {
-    json!({"name": "browser_tabs",
-        "description": "List, create, close, or select a browser tab. Tabs opened by the page (a link with target=_blank, window.open) are supervised too, and the tab a click opens becomes the current tab; every other tool acts on the current tab.",
-        "inputSchema": {"type": "object", "properties": {
-            "action": {"type": "string", "enum": ["list", "new", "close", "select"], "description": "Operation to perform."},
-            "index": {"type": "integer", "minimum": 0, "description": "Tab index (0-based, as `list` shows it), used for close/select. If omitted for close, the current tab is closed."},
-            "url": {"type": "string", "description": "For `new`: the URL the new tab opens (default about:blank)."}
-        }, "required": ["action"], "additionalProperties": true}})
 }
 
 /// Reads `browser_tabs`'s arguments.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`cdp-supervise mcp` driven by the official MCP client SDK for Python (PyPI `mcp`).
 
-    python3 transports/cli/tests/mcp/test_mcp.py path/to/cdp-supervise
+    python3 transports/cli/tests/mcp/test_mcp.py path/to/cdp-supervise [--transport stdio|http]
 
 Against a real headless Chromium the server launches: list the tools; navigate to a local
 page with a cross-site iframe; a snapshot shows the iframe's button with a ref; click it by
@@ -17,6 +17,9 @@ browser and the warning in the first result, the URL's secret redacted in both. 
 the browser starts: with the server (before any tool call), or with `--lazy` at the first
 call. Then, with a display (CI: `xvfb-run -a`), `--headed`: a browser with a window,
 supervised the same way.
+With `--transport http` the same agent checks run over streamable HTTP (`mcp --port 0`), the
+session in a browser context of its own (browser_close then closes that context), and the
+server's SIGTERM closes the browser.
 Exits non-zero on the first failed check.
 """
 import asyncio
@@ -32,7 +35,10 @@ import time
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/debug/cdp-supervise")
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--transport")]
+BINARY = os.path.abspath(ARGS[0] if ARGS else "target/debug/cdp-supervise")
+TRANSPORT = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--transport=")), None) or (
+    sys.argv[sys.argv.index("--transport") + 1] if "--transport" in sys.argv else "stdio")
 
 
 def serve():
@@ -103,12 +109,53 @@ def browsers_gone(before):
     return False
 
 
-async def main():
+def start_http_server(*flags):
+    """`cdp-supervise mcp --port 0 FLAGS`: the process, its MCP URL, and what it said on stderr
+    (a list the reader thread keeps appending to)."""
+    proc = subprocess.Popen([BINARY, "mcp", "--port", "0", *flags], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    said = []
+    url = None
+    while url is None:
+        line = proc.stderr.readline()
+        if not line:
+            raise SystemExit(f"FAILED: the HTTP server did not start: {''.join(said)}")
+        said.append(line)
+        m = re.search(r"MCP server on (http://\S+/mcp)", line)
+        url = m.group(1).rstrip(";") if m else None
+
+    def drain():
+        for line in proc.stderr:
+            said.append(line)
+    threading.Thread(target=drain, daemon=True).start()
+    return proc, url, said
+
+
+def stop_server(proc):
+    proc.terminate()
+    proc.wait(30)
+
+
+async def main(transport="stdio"):
     before = chromium_pids("cdp-supervise-profile")
     port = serve()
     top = f"http://127.0.0.1:{port}/top"
-    params = StdioServerParameters(command=BINARY, args=["mcp"], env={**os.environ})
-    async with Client(params) as client:
+    if transport == "http":
+        server, url, _ = start_http_server()
+        target = url
+    else:
+        server = None
+        target = StdioServerParameters(command=BINARY, args=["mcp"], env={**os.environ})
+    try:
+        await agent_checks(target, port, top, before, own_context=transport == "http")
+    finally:
+        if server is not None:
+            stop_server(server)
+    check(browsers_gone(before), "no browser left running")
+
+
+async def agent_checks(target, port, top, before, own_context):
+    async with Client(target) as client:
         tools = await client.list_tools()
         names = {t.name for t in tools.tools}
         expected = {"browser_navigate", "browser_snapshot", "browser_click", "browser_type",
@@ -197,9 +244,13 @@ async def main():
 
         r = await client.call_tool("browser_close", {})
         check(not r.is_error and "Closed" in text_of(r), "browser_close answers", r)
-        # Still connected: the browser itself is gone after browser_close, not only at exit.
-        check(browsers_gone(before), "browser_close closes the launched browser while the session goes on")
-    check(browsers_gone(before), "no browser left running")
+        if own_context:
+            r = await client.call_tool("browser_tabs", {"action": "list"})
+            check(not r.is_error and "- 1:" not in text_of(r),
+                  "browser_close closed this session's context: a fresh one has one tab", r)
+        else:
+            # Still connected: the browser itself is gone after browser_close, not only at exit.
+            check(browsers_gone(before), "browser_close closes the launched browser while the session goes on")
 
 
 async def tabs(client, port):
@@ -366,8 +417,13 @@ async def headed():
     check(browsers_gone(before), "the headed browser is closed at end of input")
 
 
-asyncio.run(main())
-asyncio.run(unreachable_endpoint())
-asyncio.run(eager_and_lazy())
-asyncio.run(headed())
-print("all MCP checks passed")
+if __name__ == "__main__":
+    if TRANSPORT == "http":
+        asyncio.run(main("http"))
+        print("all MCP checks passed over streamable HTTP")
+    else:
+        asyncio.run(main())
+        asyncio.run(unreachable_endpoint())
+        asyncio.run(eager_and_lazy())
+        asyncio.run(headed())
+        print("all MCP checks passed")
