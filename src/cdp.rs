@@ -41,6 +41,7 @@ pub(crate) enum CdpEvent<'a> {
     TargetInfoChanged(Box<TargetInfoChanged<'a>>),
     TargetDestroyed(TargetDestroyed<'a>),
     LoadEventFired,
+    FileChooserOpened(FileChooserOpened<'a>),
 }
 
 /// Parses the params of `method` from `d`: `Ok(None)` (skipped) for events the supervisor
@@ -90,6 +91,7 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
             IgnoredAny::deserialize(d)?;
             E::LoadEventFired
         }
+        "Page.fileChooserOpened" => E::FileChooserOpened(Deserialize::deserialize(d)?),
         "Page.frameSubtreeWillBeDetached" => {
             E::FrameSubtreeWillBeDetached(Deserialize::deserialize(d)?)
         }
@@ -300,6 +302,18 @@ pub(crate) struct DialogClosed<'a> {
     pub result: bool,
     #[serde(default, rename = "userInput", borrow, deserialize_with = "opt_cow")]
     pub user_input: Option<Cow<'a, str>>,
+}
+
+/// `Page.fileChooserOpened` (only on a session that intercepts choosers).
+#[derive(Debug, Deserialize)]
+pub(crate) struct FileChooserOpened<'a> {
+    #[serde(rename = "frameId", borrow)]
+    pub frame_id: Cow<'a, str>,
+    #[serde(default, borrow, deserialize_with = "opt_cow")]
+    pub mode: Option<Cow<'a, str>>,
+    /// Absent when the chooser was opened by no element Chromium can name.
+    #[serde(default, rename = "backendNodeId")]
+    pub backend_node_id: Option<i64>,
 }
 
 /// `Runtime.executionContextCreated`.
@@ -570,6 +584,18 @@ pub(crate) struct HandleDialogParams<'a> {
     pub accept: bool,
     #[serde(rename = "promptText", skip_serializing_if = "Option::is_none")]
     pub prompt_text: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct SetFileInputFilesParams<'a> {
+    pub files: &'a [String],
+    #[serde(rename = "backendNodeId")]
+    pub backend_node_id: i64,
+}
+
+#[derive(Serialize)]
+pub(crate) struct EnabledParams {
+    pub enabled: bool,
 }
 
 #[derive(Serialize)]

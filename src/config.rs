@@ -17,6 +17,7 @@ use crate::limits::{
 /// config.dialog_timeout = Duration::from_secs(5);
 /// assert_eq!(config.max_frames, 10_000);
 /// assert!(config.bridge.is_none());
+/// assert!(config.upload_roots.is_empty()); // no upload allowed by default
 /// ```
 /// `#[non_exhaustive]`: start from `Config::default()` and set the fields you need, so that
 /// new settings do not break you.
@@ -48,6 +49,11 @@ pub struct Config {
     pub max_commands_in_flight: usize,
     /// Run the dialog bridge on every page and OOPIF session (`None`: off).
     pub bridge: Option<BridgeConfig>,
+    /// The folders a file chooser may be answered with files from (absolute paths;
+    /// default: none, so every upload is refused). The core checks each file lexically
+    /// against them; the transport canonicalises paths and checks the files exist first
+    /// (see [`crate::manual::rules`], file choosers).
+    pub upload_roots: Vec<String>,
 }
 
 /// The dialog bridge's settings (see [`crate::manual::rules`], the dialog bridge).
@@ -89,6 +95,7 @@ impl Default for Config {
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_commands_in_flight: DEFAULT_MAX_COMMANDS_IN_FLIGHT,
             bridge: None,
+            upload_roots: Vec::new(),
         }
     }
 }

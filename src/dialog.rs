@@ -66,6 +66,7 @@ pub enum DialogAction {
 /// assert_eq!(Answer::accept_with("Bob"), Answer::Accept { prompt_text: Some("Bob".into()) });
 /// assert_eq!(Answer::new(DialogAction::Dismiss, Some("ignored")), Answer::Dismiss);
 /// assert_eq!(Answer::accept().action(), DialogAction::Accept);
+/// assert_eq!(Answer::upload(["/srv/up/a.txt"]).files(), Some(&["/srv/up/a.txt".to_owned()][..]));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
@@ -76,6 +77,12 @@ pub enum Answer {
     },
     /// Cancel: `confirm` returns false, `prompt` null.
     Dismiss,
+    /// Accept a file chooser with these files (absolute paths under the allowed upload
+    /// roots, see [`crate::Config::upload_roots`]); only a file chooser takes it.
+    Files {
+        /// The files, as absolute paths.
+        files: Vec<String>,
+    },
 }
 
 impl Answer {
@@ -106,10 +113,17 @@ impl Answer {
         }
     }
 
-    /// Accept or dismiss.
+    /// Accept a file chooser with `files` (absolute paths).
+    pub fn upload<S: Into<String>>(files: impl IntoIterator<Item = S>) -> Self {
+        Answer::Files {
+            files: files.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// Accept or dismiss (files accept).
     pub fn action(&self) -> DialogAction {
         match self {
-            Answer::Accept { .. } => DialogAction::Accept,
+            Answer::Accept { .. } | Answer::Files { .. } => DialogAction::Accept,
             Answer::Dismiss => DialogAction::Dismiss,
         }
     }
@@ -118,7 +132,15 @@ impl Answer {
     pub fn prompt_text(&self) -> Option<&str> {
         match self {
             Answer::Accept { prompt_text } => prompt_text.as_deref(),
-            Answer::Dismiss => None,
+            Answer::Dismiss | Answer::Files { .. } => None,
+        }
+    }
+
+    /// The files given for a file chooser, if any.
+    pub fn files(&self) -> Option<&[String]> {
+        match self {
+            Answer::Files { files } => Some(files),
+            _ => None,
         }
     }
 }
@@ -129,9 +151,9 @@ impl From<DialogAction> for Answer {
     }
 }
 
-/// A dialog's type, as Chromium names it (`alert`, `confirm`, `prompt`, `beforeunload`);
-/// a type this crate does not know survives as [`DialogKind::Other`]. Serialized as
-/// Chromium's name.
+/// A dialog's type, as Chromium names it (`alert`, `confirm`, `prompt`, `beforeunload`),
+/// or `file_chooser` for a file input's chooser; a type this crate does not know survives
+/// as [`DialogKind::Other`]. Serialized as that name.
 ///
 /// ```
 /// use cdp_supervisor::DialogKind;
@@ -152,6 +174,9 @@ pub enum DialogKind {
     Prompt,
     /// The page asks whether to leave (type `beforeunload`, empty message).
     BeforeUnload,
+    /// A file input's chooser (`Page.fileChooserOpened`): accepted with files, or
+    /// dismissed.
+    FileChooser,
     /// A type this crate does not know, kept as Chromium named it.
     Other(String),
 }
@@ -164,6 +189,7 @@ impl DialogKind {
             DialogKind::Confirm => "confirm",
             DialogKind::Prompt => "prompt",
             DialogKind::BeforeUnload => "beforeunload",
+            DialogKind::FileChooser => "file_chooser",
             DialogKind::Other(name) => name,
         }
     }
@@ -176,6 +202,7 @@ impl From<&str> for DialogKind {
             "confirm" => DialogKind::Confirm,
             "prompt" => DialogKind::Prompt,
             "beforeunload" => DialogKind::BeforeUnload,
+            "file_chooser" => DialogKind::FileChooser,
             other => DialogKind::Other(other.to_owned()),
         }
     }

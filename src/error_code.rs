@@ -7,7 +7,8 @@
 //! `no_such_frame`, `not_attached` (no page yet: wait for page.state "live"),
 //! `too_many_in_flight`, `no_dialog`, `answer_in_flight`, `wedged` (call recover),
 //! `closed_by_browser`, `malformed_input` (a browser message the core ignored),
-//! `crashed` (the tab's renderer crashed: recover it), `no_such_tab`. Other
+//! `crashed` (the tab's renderer crashed: recover it), `no_such_tab`, `upload_refused`
+//! (a file chooser's files are outside the allowed upload roots, missing or too many). Other
 //! layers add their own: `exception`, `blocked`, `stale_ref`.
 
 use crate::error::{CommandError, DialogError, InputError};
@@ -58,6 +59,8 @@ impl DialogError {
             DialogError::NotAttached => "not_attached",
             DialogError::NoSuchTab { .. } => "no_such_tab",
             DialogError::ClosedByBrowser { .. } => "closed_by_browser",
+            DialogError::UploadRefused { .. } => "upload_refused",
+            DialogError::WrongAnswer { .. } => "bad_request",
         }
     }
 }

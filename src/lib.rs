@@ -91,6 +91,7 @@ pub mod error;
 pub mod error_code;
 pub mod evaluate;
 mod event;
+mod file_chooser;
 mod flow;
 pub mod frame;
 pub mod keys;

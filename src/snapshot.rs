@@ -77,7 +77,8 @@ pub struct FrameTree {
 pub struct PendingDialog {
     /// `d-1`, `d-2`, ... per supervisor, never reused.
     pub id: String,
-    /// `alert`, `confirm`, `prompt` or `beforeunload`, as Chromium names it.
+    /// `alert`, `confirm`, `prompt` or `beforeunload`, as Chromium names it, or
+    /// `file_chooser`.
     #[serde(rename = "type")]
     pub kind: DialogKind,
     /// The dialog's message.
@@ -94,6 +95,12 @@ pub struct PendingDialog {
     /// The tab it belongs to (its target id).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<Arc<str>>,
+    /// A file chooser's mode: `selectSingle` (takes one file) or `selectMultiple`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// A file chooser's element: the file input's `backendNodeId` in its frame's session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend_node_id: Option<i64>,
 }
 
 /// Who closed a dialog (see [rules](crate::manual::rules), closing, and closed_by).

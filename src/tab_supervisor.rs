@@ -100,6 +100,7 @@ impl TabSupervisor {
         let config = &env.config;
         let mut dialogs = Dialogs::new(config.policy, config.dialog_timeout, config.setup_timeout);
         dialogs.tab_id = Some(Arc::clone(&tab_id));
+        dialogs.upload_roots.clone_from(&config.upload_roots);
         let mut tab = Tab::default();
         tab.tab_id = Some(Arc::clone(&tab_id));
         TabSupervisor {
