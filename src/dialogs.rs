@@ -377,7 +377,9 @@ impl Dialogs {
                 return Err(wrong("accept it with files (absolute paths) or dismiss it"))
             }
             (false, Answer::Files { .. }) => {
-                return Err(wrong("only a file_chooser takes files; accept or dismiss it"))
+                return Err(wrong(
+                    "only a file_chooser takes files; accept or dismiss it",
+                ))
             }
             _ => None,
         };
@@ -580,9 +582,16 @@ impl Dialogs {
             DialogPolicy::AutoDismiss => false,
             DialogPolicy::AutoAccept => blocks,
         };
-        if let Err(error) =
-            self.send_answer(out, tab, id, accept, None, None, ClosedBy::AutoPolicy, false)
-        {
+        if let Err(error) = self.send_answer(
+            out,
+            tab,
+            id,
+            accept,
+            None,
+            None,
+            ClosedBy::AutoPolicy,
+            false,
+        ) {
             out.warn(Warning::DialogAnswerFailed {
                 by: "auto policy",
                 dialog_id: id.to_string(),

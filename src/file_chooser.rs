@@ -57,7 +57,9 @@ pub(crate) fn check_upload(
 ) -> Result<(), String> {
     const HOW: &str = "allow its folder with --upload-root DIR (repeatable; Config::upload_roots)";
     if files.is_empty() {
-        return Err("no file given: accept a file chooser with at least one file, or dismiss it".into());
+        return Err(
+            "no file given: accept a file chooser with at least one file, or dismiss it".into(),
+        );
     }
     if mode == Some(SELECT_SINGLE) && files.len() > 1 {
         return Err(format!(
@@ -66,15 +68,22 @@ pub(crate) fn check_upload(
         ));
     }
     if roots.is_empty() {
-        return Err(format!("no upload root is allowed, so no file may be uploaded: {HOW}"));
+        return Err(format!(
+            "no upload root is allowed, so no file may be uploaded: {HOW}"
+        ));
     }
     let roots: Vec<PathBuf> = roots.iter().filter_map(|r| normalise(r)).collect();
     for file in files {
         let Some(path) = normalise(file) else {
             return Err(format!("{file:?} is not an absolute path"));
         };
-        if !roots.iter().any(|root| path.starts_with(root) && path != *root) {
-            return Err(format!("{file:?} is not under an allowed upload root: {HOW}"));
+        if !roots
+            .iter()
+            .any(|root| path.starts_with(root) && path != *root)
+        {
+            return Err(format!(
+                "{file:?} is not under an allowed upload root: {HOW}"
+            ));
         }
     }
     Ok(())

@@ -66,9 +66,17 @@ fn an_oopif_chooser_is_pending_with_frame_mode_and_element_and_answered_on_its_s
     h.drain();
     let set = h.last_sent("DOM.setFileInputFiles");
     assert_eq!(set.session_id.as_deref(), Some("S-C"), "on its own session");
-    assert!(set.json.contains(r#""files":["/srv/up/a.txt"]"#), "{}", set.json);
+    assert!(
+        set.json.contains(r#""files":["/srv/up/a.txt"]"#),
+        "{}",
+        set.json
+    );
     assert!(set.json.contains(r#""backendNodeId":7"#));
-    assert_eq!(h.snapshot().pending_dialogs.len(), 1, "pending until the reply");
+    assert_eq!(
+        h.snapshot().pending_dialogs.len(),
+        1,
+        "pending until the reply"
+    );
     h.reply(set.id, "{}");
     let outcome = h.answered(id);
     let record = outcome[0].as_ref().unwrap();
@@ -90,7 +98,10 @@ fn a_failed_upload_leaves_the_chooser_pending_and_reports_the_error() {
     h.reply_error(set, -32000, "Node is not a file input element");
     let outcome = h.answered(id);
     let e = outcome[0].as_ref().unwrap_err();
-    assert!(e.to_string().contains("Node is not a file input element"), "{e}");
+    assert!(
+        e.to_string().contains("Node is not a file input element"),
+        "{e}"
+    );
     assert_eq!(h.snapshot().pending_dialogs.len(), 1);
 }
 
@@ -145,7 +156,10 @@ fn a_dismissal_sends_nothing_and_closes_at_once() {
     let mut h = with_oopif(Config::default());
     chooser(&mut h, PS, PAGE, "selectSingle", 3);
     let before = h.sent.len();
-    let id = h.sup.respond_dialog(h.now, Answer::dismiss(), None).unwrap();
+    let id = h
+        .sup
+        .respond_dialog(h.now, Answer::dismiss(), None)
+        .unwrap();
     h.drain();
     assert_eq!(h.sent.len(), before, "nothing sent");
     let record = h.answered(id)[0].clone().unwrap();
@@ -160,7 +174,13 @@ fn a_chooser_blocks_no_command_and_a_second_click_opens_another() {
     let mut h = with_oopif(Config::default());
     let id = h
         .sup
-        .command(h.now, None, "Runtime.evaluate", None, Duration::from_secs(5))
+        .command(
+            h.now,
+            None,
+            "Runtime.evaluate",
+            None,
+            Duration::from_secs(5),
+        )
         .unwrap();
     h.drain();
     chooser(&mut h, PS, PAGE, "selectSingle", 3);
@@ -173,7 +193,13 @@ fn a_chooser_blocks_no_command_and_a_second_click_opens_another() {
     // A command sent now is not refused either.
     assert!(h
         .sup
-        .command(h.now, None, "Runtime.evaluate", None, Duration::from_secs(5))
+        .command(
+            h.now,
+            None,
+            "Runtime.evaluate",
+            None,
+            Duration::from_secs(5)
+        )
         .is_ok());
 }
 
@@ -217,8 +243,15 @@ fn a_chooser_goes_with_its_frame_navigation_or_session() {
         r#"{"sessionId":"S-C","targetId":"C"}"#,
     );
     let s = h.snapshot();
-    assert_eq!(s.pending_dialogs.len(), 1, "the OOPIF's went with its session");
+    assert_eq!(
+        s.pending_dialogs.len(),
+        1,
+        "the OOPIF's went with its session"
+    );
     assert_eq!(s.recent_dialogs[0].closed_by, ClosedBy::Remote);
     h.frame_navigated(PS, PAGE, None, "http://a.test/next");
-    assert!(h.snapshot().pending_dialogs.is_empty(), "the top's went with its document");
+    assert!(
+        h.snapshot().pending_dialogs.is_empty(),
+        "the top's went with its document"
+    );
 }

@@ -447,5 +447,9 @@ fn file_chooser_probe_replays_as_pending_choosers() {
         .iter()
         .map(|d| d.frame_id.clone())
         .collect();
-    assert_eq!(frames.len(), 2, "the top frame's and the OOPIF's: {frames:?}");
+    assert_eq!(
+        frames.len(),
+        2,
+        "the top frame's and the OOPIF's: {frames:?}"
+    );
 }

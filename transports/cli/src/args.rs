@@ -10,10 +10,10 @@ usage:
   cdp-supervise watch [--cdp URL] [--url PAGE | --demo]
                       [--policy must_respond|auto_dismiss|auto_accept]
                       [--dialog-timeout SECS] [--bridge] [--record TRACE.jsonl]
-                      [--format text|json]
+                      [--format text|json] [--upload-root DIR]...
   cdp-supervise replay TRACE.jsonl [--policy ...] [--dialog-timeout SECS] [--bridge]
   cdp-supervise mcp [--cdp URL] [--fallback-local] [--policy ...] [--bridge] [--headed]
-                    [--lazy]
+                    [--lazy] [--upload-root DIR]...
 
 watch: supervise a tab; diffs and results as JSON lines on stdout, commands as JSON
 lines on stdin (snapshot, dialog, cdp, policy, recover, settle, stop).
@@ -26,7 +26,10 @@ the browser is launched (or --cdp connects) as the server starts, so that the fi
 does not wait for it, and closed at exit. --lazy: launch it on the first tool call.
 --fallback-local: when --cdp cannot be reached, launch the local Chromium instead.
 --bridge: answer dialogs through the dialog bridge (for proxies that close native
-dialogs); watch makes a random secret, replay reuses the one the trace recorded.";
+dialogs); watch makes a random secret, replay reuses the one the trace recorded.
+--upload-root DIR (repeatable): a file chooser may be answered with files under DIR
+(symlinks resolved); without it every upload is refused. Choosers are always intercepted:
+each is a pending file_chooser dialog, answered with a dialog command with files.";
 
 /// How long the demo's must_respond dialogs stay before the watchdog dismisses them,
 /// unless --dialog-timeout says otherwise: shorter than the demo's interval so a viewer
@@ -70,6 +73,8 @@ pub struct Args {
     /// `watch`'s output: `Some(true)` text for a person, `Some(false)` JSON lines, `None`
     /// text when stdout is a terminal.
     pub text_format: Option<bool>,
+    /// `--upload-root DIR`, repeatable: the folders a file chooser may upload from.
+    pub upload_roots: Vec<String>,
 }
 
 pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
@@ -109,6 +114,13 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
                 args.dialog_timeout = Some(secs);
             }
             "--bridge" => args.bridge = true,
+            "--upload-root" if watch || mcp => {
+                let dir = value("--upload-root")?;
+                let absolute = std::path::absolute(&dir)
+                    .map_err(|e| usage(format!("--upload-root {dir:?}: {e}")))?;
+                args.upload_roots
+                    .push(absolute.to_string_lossy().into_owned());
+            }
             "--cdp" if watch || mcp => args.cdp = Some(value("--cdp")?),
             "--fallback-local" if watch || mcp => args.fallback_local = true,
             "--headed" if mcp => args.headed = true,
@@ -158,6 +170,7 @@ pub fn config(args: &Args) -> Config {
     let mut config = Config::default();
     config.policy = args.policy;
     config.bridge = args.bridge.then(BridgeConfig::default);
+    config.upload_roots.clone_from(&args.upload_roots);
     if let Some(secs) = args.dialog_timeout {
         // A float-to-integer `as` saturates: a huge value is a very long timeout.
         config.dialog_timeout = Duration::from_micros((secs * 1e6) as u64);

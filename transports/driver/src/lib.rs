@@ -49,6 +49,7 @@ pub mod limits;
 mod loop_driver;
 pub mod record;
 pub mod token;
+pub mod upload;
 
 pub use cdp_supervisor;
 

@@ -16,3 +16,4 @@ pub mod renderer_site;
 pub mod smol;
 pub mod tabs_site;
 pub mod tls_relay;
+pub mod upload_site;

@@ -7,7 +7,7 @@
 //! - a `target=_blank` link to `/popup?via=blank` (a same-site tab, `noopener`);
 //! - `window.open('/popup?via=open')` (a same-site popup that can reach its opener);
 //! - `window.open('/alert-popup')` (same site: its alert stalls the opener too; Chromium facts:
-//! "Tabs that share a renderer");
+//!   "Tabs that share a renderer");
 //! - `window.open('//localhost:P/alert-popup')` (cross-site: it stalls nothing else);
 //! - a counter, `window.count`.
 //!
