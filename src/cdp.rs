@@ -42,6 +42,8 @@ pub(crate) enum CdpEvent<'a> {
     TargetDestroyed(TargetDestroyed<'a>),
     LoadEventFired,
     FileChooserOpened(FileChooserOpened<'a>),
+    DownloadWillBegin(DownloadWillBegin<'a>),
+    DownloadProgress(DownloadProgress<'a>),
 }
 
 /// Parses the params of `method` from `d`: `Ok(None)` (skipped) for events the supervisor
@@ -91,6 +93,8 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
             IgnoredAny::deserialize(d)?;
             E::LoadEventFired
         }
+        "Browser.downloadProgress" => E::DownloadProgress(Deserialize::deserialize(d)?),
+        "Browser.downloadWillBegin" => E::DownloadWillBegin(Deserialize::deserialize(d)?),
         "Page.fileChooserOpened" => E::FileChooserOpened(Deserialize::deserialize(d)?),
         "Page.frameSubtreeWillBeDetached" => {
             E::FrameSubtreeWillBeDetached(Deserialize::deserialize(d)?)
@@ -314,6 +318,34 @@ pub(crate) struct FileChooserOpened<'a> {
     /// Absent when the chooser was opened by no element Chromium can name.
     #[serde(default, rename = "backendNodeId")]
     pub backend_node_id: Option<i64>,
+}
+
+/// `Browser.downloadWillBegin` (browser-level, no session).
+#[derive(Debug, Deserialize)]
+pub(crate) struct DownloadWillBegin<'a> {
+    #[serde(default, rename = "frameId", borrow)]
+    pub frame_id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub guid: Cow<'a, str>,
+    #[serde(default, borrow)]
+    pub url: Cow<'a, str>,
+    #[serde(default, rename = "suggestedFilename", borrow)]
+    pub suggested_filename: Cow<'a, str>,
+}
+
+/// `Browser.downloadProgress` (browser-level, no session).
+#[derive(Debug, Deserialize)]
+pub(crate) struct DownloadProgress<'a> {
+    #[serde(borrow)]
+    pub guid: Cow<'a, str>,
+    #[serde(default, rename = "totalBytes")]
+    pub total_bytes: f64,
+    #[serde(default, rename = "receivedBytes")]
+    pub received_bytes: f64,
+    #[serde(borrow)]
+    pub state: Cow<'a, str>,
+    #[serde(default, rename = "filePath", borrow, deserialize_with = "opt_cow")]
+    pub file_path: Option<Cow<'a, str>>,
 }
 
 /// `Runtime.executionContextCreated`.
@@ -591,6 +623,20 @@ pub(crate) struct SetFileInputFilesParams<'a> {
     pub files: &'a [String],
     #[serde(rename = "backendNodeId")]
     pub backend_node_id: i64,
+}
+
+#[derive(Serialize)]
+pub(crate) struct SetDownloadBehaviorParams<'a> {
+    pub behavior: &'a str,
+    #[serde(rename = "downloadPath")]
+    pub download_path: &'a str,
+    #[serde(rename = "eventsEnabled")]
+    pub events_enabled: bool,
+}
+
+#[derive(Serialize)]
+pub(crate) struct GuidParams<'a> {
+    pub guid: &'a str,
 }
 
 #[derive(Serialize)]

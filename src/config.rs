@@ -54,6 +54,9 @@ pub struct Config {
     /// against them; the transport canonicalises paths and checks the files exist first
     /// (see [`crate::manual::rules`], file choosers).
     pub upload_roots: Vec<String>,
+    /// Where downloads go and how large they may be, set at browser level at connect
+    /// (`None`: Chromium's own behaviour, nothing tracked; the transports set it).
+    pub downloads: Option<crate::downloads::DownloadConfig>,
 }
 
 /// The dialog bridge's settings (see [`crate::manual::rules`], the dialog bridge).
@@ -96,6 +99,7 @@ impl Default for Config {
             max_commands_in_flight: DEFAULT_MAX_COMMANDS_IN_FLIGHT,
             bridge: None,
             upload_roots: Vec::new(),
+            downloads: None,
         }
     }
 }

@@ -86,6 +86,18 @@ pub enum Event {
     /// Something the embedder may want to log (or, for
     /// [`Warning::ForgedBridgeRequest`], act on).
     Warning(Warning),
+    /// A download completed at Chromium's `file_path` (`DIR/<guid>`): move it to a name of
+    /// its own (its suggested name, unique in the folder), then call
+    /// [`Supervisor::download_saved`](crate::Supervisor::download_saved). Only with
+    /// [`DownloadConfig::embedder_renames`](crate::downloads::DownloadConfig::embedder_renames).
+    DownloadCompleted {
+        /// The download's id (Chromium's guid).
+        id: String,
+        /// Where Chromium wrote it.
+        file_path: String,
+        /// The name the page or server suggested (untrusted: strip any folder from it).
+        suggested_filename: String,
+    },
 }
 
 /// Something that went wrong without a caller to tell: a set-up command failed, no page

@@ -87,6 +87,7 @@ mod config;
 mod console;
 pub mod dialog;
 mod dialogs;
+pub mod downloads;
 pub mod error;
 pub mod error_code;
 pub mod evaluate;

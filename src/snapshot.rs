@@ -253,6 +253,9 @@ pub struct Snapshot {
     /// The frame trees of the tabs other than the current one, by tab id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tab_frame_trees: BTreeMap<String, FrameTree>,
+    /// The last 20 downloads, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub downloads: Vec<crate::downloads::Download>,
 }
 
 /// Where a tab stands (see [rules](crate::manual::rules), tabs).
@@ -384,6 +387,17 @@ pub enum Diff {
         /// The current tab.
         tab_id: Option<String>,
     },
+    /// A download began (see [`crate::downloads`]).
+    DownloadStarted {
+        /// The download.
+        download: crate::downloads::Download,
+    },
+    /// A download completed (with its path) or was canceled (with why, when the
+    /// supervisor canceled it).
+    DownloadFinished {
+        /// The download.
+        download: crate::downloads::Download,
+    },
 }
 
 #[doc(hidden)] // internal: the frame_tree view, public for tests
@@ -476,6 +490,7 @@ pub struct Mirror {
     next_seq: u64,
     pending: Vec<PendingDialog>,
     recent: VecDeque<ClosedDialog>,
+    downloads: VecDeque<crate::downloads::Download>,
 }
 
 /// What the mirror knows of one tab.
@@ -526,6 +541,16 @@ impl Mirror {
                 MAX_CONSOLE_ERRORS,
             ),
             Diff::Page { tab_id, page } => self.tab(tab_id).page = page.clone(),
+            Diff::DownloadStarted { download } | Diff::DownloadFinished { download } => {
+                match self.downloads.iter_mut().find(|d| d.id == download.id) {
+                    Some(known) => *known = download.clone(),
+                    None => push_ring(
+                        &mut self.downloads,
+                        download.clone(),
+                        crate::limits::MAX_DOWNLOADS,
+                    ),
+                }
+            }
             Diff::TabOpened { tab } | Diff::TabUpdated { tab } => {
                 if !self.tab_order.contains(&tab.tab_id) {
                     self.tab_order.push(tab.tab_id.clone());
@@ -584,6 +609,7 @@ impl Mirror {
                 .filter_map(|id| self.tabs.get(id)?.info.clone())
                 .collect(),
             tab_frame_trees,
+            downloads: self.downloads.iter().cloned().collect(),
         }
     }
 }

@@ -454,6 +454,11 @@ impl TabSupervisor {
         self.cascade(out, env).offer_shared_dialog(dialog);
     }
 
+    /// Whether the tab knows frame `frame_id` (a download names the frame that began it).
+    pub fn has_frame(&self, frame_id: &str) -> bool {
+        self.tab.frames.get(frame_id).is_some()
+    }
+
     /// Whether dialog `id` is one of this tab's pending dialogs.
     pub fn has_dialog(&self, id: &str) -> bool {
         self.dialogs.pending().any(|d| d.id == id)

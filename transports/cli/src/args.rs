@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use cdp_supervisor::downloads::DownloadConfig;
 use cdp_supervisor::{BridgeConfig, Config, DialogPolicy};
 
 const USAGE: &str = "\
@@ -11,9 +12,11 @@ usage:
                       [--policy must_respond|auto_dismiss|auto_accept]
                       [--dialog-timeout SECS] [--bridge] [--record TRACE.jsonl]
                       [--format text|json] [--upload-root DIR]...
+                      [--downloads DIR] [--max-download-bytes N]
   cdp-supervise replay TRACE.jsonl [--policy ...] [--dialog-timeout SECS] [--bridge]
   cdp-supervise mcp [--cdp URL] [--fallback-local] [--policy ...] [--bridge] [--headed]
-                    [--lazy] [--upload-root DIR]...
+                    [--lazy] [--upload-root DIR]... [--downloads DIR]
+                    [--max-download-bytes N]
 
 watch: supervise a tab; diffs and results as JSON lines on stdout, commands as JSON
 lines on stdin (snapshot, dialog, cdp, policy, recover, settle, stop).
@@ -29,7 +32,10 @@ does not wait for it, and closed at exit. --lazy: launch it on the first tool ca
 dialogs); watch makes a random secret, replay reuses the one the trace recorded.
 --upload-root DIR (repeatable): a file chooser may be answered with files under DIR
 (symlinks resolved); without it every upload is refused. Choosers are always intercepted:
-each is a pending file_chooser dialog, answered with a dialog command with files.";
+each is a pending file_chooser dialog, answered with a dialog command with files.
+--downloads DIR: where downloads go (default: a fresh folder under the system temp
+folder, named on stderr at start and kept); each is saved under its suggested name.
+--max-download-bytes N: a larger download is canceled and reported (default 1 GiB).";
 
 /// How long the demo's must_respond dialogs stay before the watchdog dismisses them,
 /// unless --dialog-timeout says otherwise: shorter than the demo's interval so a viewer
@@ -75,6 +81,10 @@ pub struct Args {
     pub text_format: Option<bool>,
     /// `--upload-root DIR`, repeatable: the folders a file chooser may upload from.
     pub upload_roots: Vec<String>,
+    /// `--downloads DIR` (absolute).
+    pub downloads: Option<String>,
+    /// `--max-download-bytes N`.
+    pub max_download_bytes: Option<u64>,
 }
 
 pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
@@ -120,6 +130,21 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
                     .map_err(|e| usage(format!("--upload-root {dir:?}: {e}")))?;
                 args.upload_roots
                     .push(absolute.to_string_lossy().into_owned());
+            }
+            "--downloads" if watch || mcp => {
+                let dir = value("--downloads")?;
+                let absolute = std::path::absolute(&dir)
+                    .map_err(|e| usage(format!("--downloads {dir:?}: {e}")))?;
+                args.downloads = Some(absolute.to_string_lossy().into_owned());
+            }
+            "--max-download-bytes" if watch || mcp => {
+                let v = value("--max-download-bytes")?;
+                let n = v.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    usage(format!(
+                        "--max-download-bytes {v:?}: give a number of bytes > 0"
+                    ))
+                })?;
+                args.max_download_bytes = Some(n);
             }
             "--cdp" if watch || mcp => args.cdp = Some(value("--cdp")?),
             "--fallback-local" if watch || mcp => args.fallback_local = true,
@@ -171,6 +196,14 @@ pub fn config(args: &Args) -> Config {
     config.policy = args.policy;
     config.bridge = args.bridge.then(BridgeConfig::default);
     config.upload_roots.clone_from(&args.upload_roots);
+    if args.command == "watch" || args.command == "mcp" {
+        let dir = args.downloads.clone().unwrap_or_else(fresh_downloads_dir);
+        let mut downloads = DownloadConfig::new(dir);
+        if let Some(max) = args.max_download_bytes {
+            downloads.max_bytes = max;
+        }
+        config.downloads = Some(downloads);
+    }
     if let Some(secs) = args.dialog_timeout {
         // A float-to-integer `as` saturates: a huge value is a very long timeout.
         config.dialog_timeout = Duration::from_micros((secs * 1e6) as u64);
@@ -178,6 +211,26 @@ pub fn config(args: &Args) -> Config {
         config.dialog_timeout = Duration::from_secs(DEMO_DIALOG_TIMEOUT_S);
     }
     config
+}
+
+/// A fresh folder for downloads under the system temp folder, named on stderr (it is kept
+/// at exit: the files are the user's).
+fn fresh_downloads_dir() -> String {
+    let base = std::env::temp_dir();
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let dir = base.join(format!(
+        "cdp-supervise-downloads-{}-{stamp}",
+        std::process::id()
+    ));
+    let dir = dir.to_string_lossy().into_owned();
+    match std::fs::create_dir_all(&dir) {
+        Ok(()) => eprintln!("cdp-supervise: downloads go to {dir}"),
+        Err(e) => eprintln!("cdp-supervise: cannot create the downloads folder {dir}: {e}"),
+    }
+    dir
 }
 
 /// The warning when `--fallback-local` replaces a `--cdp` endpoint that cannot be reached

@@ -568,6 +568,11 @@ impl Driver {
         };
         let mut config = options.config.clone();
         config.upload_roots = crate::upload::canonical_roots(&config.upload_roots);
+        if let Some(downloads) = &mut config.downloads {
+            // The driver gives each completed file its name (file I/O is the driver's).
+            downloads.embedder_renames = true;
+            std::fs::create_dir_all(&downloads.dir)?;
+        }
         Ok(Driver {
             sup: Supervisor::new(config),
             recorder,
@@ -1171,6 +1176,14 @@ impl Driver {
                     }
                 }
                 Event::Warning(warning) => debug(&format!("warning: {warning}")),
+                Event::DownloadCompleted {
+                    id,
+                    file_path,
+                    suggested_filename,
+                } => {
+                    let saved = crate::downloads::save(file_path, suggested_filename);
+                    self.sup.download_saved(self.now, id, saved);
+                }
                 Event::Diff(Diff::DialogOpened { dialog }) => {
                     // A close's `beforeunload`: the page asks whether to leave.
                     let policy = self.sup.policy();

@@ -42,6 +42,7 @@
 pub mod backoff;
 mod client_api;
 mod clock;
+pub mod downloads;
 mod driver;
 pub mod endpoint;
 mod error;

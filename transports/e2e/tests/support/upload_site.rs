@@ -5,6 +5,10 @@
 //!
 //! Fixed places (top-level CSS pixels): the single input at (0,0)-(150,40), the multiple
 //! one at (0,50)-(150,90), the iframe's input at (0,120)-(150,160).
+//!
+//! `/downloads` has three download controls: a `download` link to a 20 000-byte
+//! `/file.bin` at (0,0)-(150,40), a button that downloads a 3 000-byte blob as `made.txt`
+//! at (0,50)-(150,90), and a `download` link to a 2 MB `/big.bin` at (0,100)-(150,140).
 
 use cdp_supervise::demo::other_host;
 use cdp_supervise::serve::{Request, Response, Server};
@@ -39,6 +43,16 @@ fn handle(req: &Request) -> Response {
             ),
         )),
         "/cross" => Response::html(page("upload cross", &input("inner", 0, false))),
+        "/downloads" => Response::html(page(
+            "downloads",
+            "<a id=att href=/file.bin download style=\"position:absolute;left:0;top:0;width:150px;height:40px;display:block\">att</a>\
+             <button id=blob style=\"position:absolute;left:0;top:50px;width:150px;height:40px\" \
+               onclick=\"const a = document.createElement('a'); a.href = window.URL.createObjectURL(new Blob(['x'.repeat(3000)])); \
+               a.download = 'made.txt'; document.body.appendChild(a); a.click()\">blob</button>\
+             <a id=big href=/big.bin download style=\"position:absolute;left:0;top:100px;width:150px;height:40px;display:block\">big</a>",
+        )),
+        "/file.bin" => Response::html("y".repeat(20_000)),
+        "/big.bin" => Response::html("z".repeat(2_000_000)),
         _ => Response::not_found(),
     }
 }
