@@ -57,6 +57,10 @@ pub struct Config {
     /// Where downloads go and how large they may be, set at browser level at connect
     /// (`None`: Chromium's own behaviour, nothing tracked; the transports set it).
     pub downloads: Option<crate::downloads::DownloadConfig>,
+    /// The permissions pages get; every other one is denied for every origin without a
+    /// prompt, set at browser level at connect (`None`: Chromium's own behaviour; the CLI
+    /// sets it).
+    pub permissions: Option<crate::permissions::PermissionConfig>,
 }
 
 /// The dialog bridge's settings (see [`crate::manual::rules`], the dialog bridge).
@@ -100,6 +104,7 @@ impl Default for Config {
             bridge: None,
             upload_roots: Vec::new(),
             downloads: None,
+            permissions: None,
         }
     }
 }

@@ -100,6 +100,7 @@ mod lifecycle;
 pub mod limits;
 pub mod manual;
 mod outbox;
+pub mod permissions;
 mod remote_object;
 mod renderer;
 pub mod replay;

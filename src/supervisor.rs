@@ -43,6 +43,8 @@ mod step {
     /// Resuming or detaching a target that is not a tab.
     pub const LET_GO: u16 = 3;
     pub const TARGET_INFO: u16 = 4;
+    /// Denying every permission but the granted ones.
+    pub const PERMISSIONS: u16 = 5;
 }
 
 /// The sans-IO supervisor of a Chromium browser and every tab in it. See the crate docs
@@ -186,6 +188,17 @@ impl Supervisor {
         );
         let downloads = self.env.config.downloads.as_ref();
         self.downloads.set_up(&mut self.out, downloads, t);
+        if let Some(permissions) = &self.env.config.permissions {
+            let params = crate::permissions::grant_params(permissions, None);
+            let purpose = Purpose::Browser(step::PERMISSIONS);
+            self.out.send(
+                None,
+                "Browser.grantPermissions",
+                params.as_deref(),
+                purpose,
+                t,
+            );
+        }
     }
 
     /// The WebSocket closed: every command in flight fails, pending dialogs close

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use cdp_supervisor::downloads::DownloadConfig;
+use cdp_supervisor::permissions::{PermissionConfig, WEB_NAMES};
 use cdp_supervisor::{BridgeConfig, Config, DialogPolicy};
 
 const USAGE: &str = "\
@@ -13,10 +14,11 @@ usage:
                       [--dialog-timeout SECS] [--bridge] [--record TRACE.jsonl]
                       [--format text|json] [--upload-root DIR]...
                       [--downloads DIR] [--max-download-bytes N]
+                      [--grant-permissions LIST]
   cdp-supervise replay TRACE.jsonl [--policy ...] [--dialog-timeout SECS] [--bridge]
   cdp-supervise mcp [--cdp URL] [--fallback-local] [--policy ...] [--bridge] [--headed]
                     [--lazy] [--upload-root DIR]... [--downloads DIR]
-                    [--max-download-bytes N]
+                    [--max-download-bytes N] [--grant-permissions LIST]
 
 watch: supervise a tab; diffs and results as JSON lines on stdout, commands as JSON
 lines on stdin (snapshot, dialog, cdp, policy, recover, settle, stop).
@@ -35,7 +37,9 @@ dialogs); watch makes a random secret, replay reuses the one the trace recorded.
 each is a pending file_chooser dialog, answered with a dialog command with files.
 --downloads DIR: where downloads go (default: a fresh folder under the system temp
 folder, named on stderr at start and kept); each is saved under its suggested name.
---max-download-bytes N: a larger download is canceled and reported (default 1 GiB).";
+--max-download-bytes N: a larger download is canceled and reported (default 1 GiB).
+--grant-permissions LIST: permissions pages get (comma-separated: geolocation,
+clipboard-read, camera, ...); every other one is denied for every origin, never prompted.";
 
 /// How long the demo's must_respond dialogs stay before the watchdog dismisses them,
 /// unless --dialog-timeout says otherwise: shorter than the demo's interval so a viewer
@@ -85,6 +89,8 @@ pub struct Args {
     pub downloads: Option<String>,
     /// `--max-download-bytes N`.
     pub max_download_bytes: Option<u64>,
+    /// `--grant-permissions LIST`, split.
+    pub grant_permissions: Vec<String>,
 }
 
 pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
@@ -136,6 +142,19 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
                 let absolute = std::path::absolute(&dir)
                     .map_err(|e| usage(format!("--downloads {dir:?}: {e}")))?;
                 args.downloads = Some(absolute.to_string_lossy().into_owned());
+            }
+            "--grant-permissions" if watch || mcp => {
+                for name in value("--grant-permissions")?.split(',').map(str::trim) {
+                    let known = WEB_NAMES.iter().any(|(w, c)| *w == name || *c == name);
+                    if !known {
+                        let names: Vec<&str> = WEB_NAMES.iter().map(|(w, _)| *w).collect();
+                        return Err(usage(format!(
+                            "--grant-permissions: unknown permission {name:?}; known: {}",
+                            names.join(", ")
+                        )));
+                    }
+                    args.grant_permissions.push(name.to_owned());
+                }
             }
             "--max-download-bytes" if watch || mcp => {
                 let v = value("--max-download-bytes")?;
@@ -203,6 +222,7 @@ pub fn config(args: &Args) -> Config {
             downloads.max_bytes = max;
         }
         config.downloads = Some(downloads);
+        config.permissions = Some(PermissionConfig::grant(args.grant_permissions.clone()));
     }
     if let Some(secs) = args.dialog_timeout {
         // A float-to-integer `as` saturates: a huge value is a very long timeout.
