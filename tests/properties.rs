@@ -95,6 +95,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => p().prop_map(|tab| Op::SelectTab { tab }),
         1 => p().prop_map(|url| Op::NewTab { url }),
         1 => (p(), b()).prop_map(|(tab, force)| Op::CloseTab { tab, force }),
+        // Every way a page waits for a person (SPEC §17).
+        2 => (p(), b()).prop_map(|(frame, multiple)| Op::FileChooser { frame, multiple }),
+        2 => (p(), p(), p()).prop_map(|(frame, guid, step)| Op::Download { frame, guid, step }),
     ]
 }
 
