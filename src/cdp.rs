@@ -44,6 +44,7 @@ pub(crate) enum CdpEvent<'a> {
     FileChooserOpened(FileChooserOpened<'a>),
     DownloadWillBegin(DownloadWillBegin<'a>),
     DownloadProgress(DownloadProgress<'a>),
+    AuthRequired(Box<AuthRequired<'a>>),
 }
 
 /// Parses the params of `method` from `d`: `Ok(None)` (skipped) for events the supervisor
@@ -93,6 +94,7 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
             IgnoredAny::deserialize(d)?;
             E::LoadEventFired
         }
+        "Fetch.authRequired" => E::AuthRequired(Deserialize::deserialize(d)?),
         "Browser.downloadProgress" => E::DownloadProgress(Deserialize::deserialize(d)?),
         "Browser.downloadWillBegin" => E::DownloadWillBegin(Deserialize::deserialize(d)?),
         "Page.fileChooserOpened" => E::FileChooserOpened(Deserialize::deserialize(d)?),
@@ -318,6 +320,39 @@ pub(crate) struct FileChooserOpened<'a> {
     /// Absent when the chooser was opened by no element Chromium can name.
     #[serde(default, rename = "backendNodeId")]
     pub backend_node_id: Option<i64>,
+}
+
+/// `Fetch.authRequired`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct AuthRequired<'a> {
+    #[serde(rename = "requestId", borrow)]
+    pub request_id: Cow<'a, str>,
+    #[serde(default, rename = "frameId", borrow, deserialize_with = "opt_cow")]
+    pub frame_id: Option<Cow<'a, str>>,
+    #[serde(default, rename = "authChallenge")]
+    pub challenge: AuthChallengeWire<'a>,
+    #[serde(default, borrow)]
+    pub request: Option<AuthRequest<'a>>,
+    #[serde(default, rename = "resourceType", borrow, deserialize_with = "opt_cow")]
+    pub resource_type: Option<Cow<'a, str>>,
+}
+
+/// `Fetch.AuthChallenge`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct AuthChallengeWire<'a> {
+    #[serde(default, borrow)]
+    pub origin: Cow<'a, str>,
+    #[serde(default, borrow)]
+    pub scheme: Cow<'a, str>,
+    #[serde(default, borrow)]
+    pub realm: Cow<'a, str>,
+}
+
+/// The request a challenge is for (its URL).
+#[derive(Debug, Deserialize)]
+pub(crate) struct AuthRequest<'a> {
+    #[serde(default, borrow)]
+    pub url: Cow<'a, str>,
 }
 
 /// `Browser.downloadWillBegin` (browser-level, no session).

@@ -61,6 +61,9 @@ pub struct Config {
     /// prompt, set at browser level at connect (`None`: Chromium's own behaviour; the CLI
     /// sets it).
     pub permissions: Option<crate::permissions::PermissionConfig>,
+    /// HTTP sign-in challenges: answered with these credentials, or pending (`None`:
+    /// Chromium's own behaviour, no interception; see [`crate::http_auth`]).
+    pub http_auth: Option<crate::http_auth::HttpAuthConfig>,
 }
 
 /// The dialog bridge's settings (see [`crate::manual::rules`], the dialog bridge).
@@ -105,6 +108,7 @@ impl Default for Config {
             upload_roots: Vec::new(),
             downloads: None,
             permissions: None,
+            http_auth: None,
         }
     }
 }

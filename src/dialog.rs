@@ -83,6 +83,13 @@ pub enum Answer {
         /// The files, as absolute paths.
         files: Vec<String>,
     },
+    /// Sign in to an `http_auth` challenge with these.
+    Credentials {
+        /// The user name.
+        username: String,
+        /// The password (never shown).
+        password: crate::http_auth::Password,
+    },
 }
 
 impl Answer {
@@ -120,10 +127,20 @@ impl Answer {
         }
     }
 
-    /// Accept or dismiss (files accept).
+    /// Sign in to an `http_auth` challenge.
+    pub fn sign_in(username: impl Into<String>, password: impl Into<String>) -> Self {
+        Answer::Credentials {
+            username: username.into(),
+            password: crate::http_auth::Password::new(password),
+        }
+    }
+
+    /// Accept or dismiss (files and credentials accept).
     pub fn action(&self) -> DialogAction {
         match self {
-            Answer::Accept { .. } | Answer::Files { .. } => DialogAction::Accept,
+            Answer::Accept { .. } | Answer::Files { .. } | Answer::Credentials { .. } => {
+                DialogAction::Accept
+            }
             Answer::Dismiss => DialogAction::Dismiss,
         }
     }
@@ -132,7 +149,7 @@ impl Answer {
     pub fn prompt_text(&self) -> Option<&str> {
         match self {
             Answer::Accept { prompt_text } => prompt_text.as_deref(),
-            Answer::Dismiss | Answer::Files { .. } => None,
+            Answer::Dismiss | Answer::Files { .. } | Answer::Credentials { .. } => None,
         }
     }
 
@@ -177,6 +194,9 @@ pub enum DialogKind {
     /// A file input's chooser (`Page.fileChooserOpened`): accepted with files, or
     /// dismissed.
     FileChooser,
+    /// An HTTP sign-in challenge (`Fetch.authRequired`): answered with credentials, or
+    /// dismissed (canceled).
+    HttpAuth,
     /// A type this crate does not know, kept as Chromium named it.
     Other(String),
 }
@@ -190,6 +210,7 @@ impl DialogKind {
             DialogKind::Prompt => "prompt",
             DialogKind::BeforeUnload => "beforeunload",
             DialogKind::FileChooser => "file_chooser",
+            DialogKind::HttpAuth => "http_auth",
             DialogKind::Other(name) => name,
         }
     }
@@ -203,6 +224,7 @@ impl From<&str> for DialogKind {
             "prompt" => DialogKind::Prompt,
             "beforeunload" => DialogKind::BeforeUnload,
             "file_chooser" => DialogKind::FileChooser,
+            "http_auth" => DialogKind::HttpAuth,
             other => DialogKind::Other(other.to_owned()),
         }
     }

@@ -60,13 +60,26 @@ pub(crate) enum DialogSource {
         session_id: String,
         backend_node_id: Option<i64>,
     },
+    /// `Fetch.authRequired`; answered with `Fetch.continueWithAuth` on the session it
+    /// paused on (credentials, or `CancelAuth`).
+    HttpAuth {
+        session_id: String,
+        request_id: String,
+        /// A document's challenge: its session answers no command until it is answered
+        /// (see [`crate::manual::chromium_facts`], "HTTP sign-in").
+        document: bool,
+    },
 }
 
 impl DialogSource {
     /// Whether it keeps a script waiting (a file chooser holds none: see
     /// [`crate::manual::chromium_facts`], "File choosers").
     fn blocks(&self) -> bool {
-        !matches!(self, DialogSource::FileChooser { .. })
+        match self {
+            DialogSource::Native | DialogSource::Bridge { .. } => true,
+            DialogSource::FileChooser { .. } => false,
+            DialogSource::HttpAuth { document, .. } => *document,
+        }
     }
 
     /// Whether Chromium never reports its close (a bridge request, a chooser): it goes
@@ -80,7 +93,8 @@ impl DialogSource {
         match self {
             DialogSource::Native => None,
             DialogSource::Bridge { session_id, .. }
-            | DialogSource::FileChooser { session_id, .. } => Some(session_id),
+            | DialogSource::FileChooser { session_id, .. }
+            | DialogSource::HttpAuth { session_id, .. } => Some(session_id),
         }
     }
 }
@@ -96,6 +110,8 @@ struct NewDialog {
     pub source: DialogSource,
     /// A file chooser's mode.
     pub mode: Option<String>,
+    /// An `http_auth` dialog's challenge.
+    pub auth: Option<crate::http_auth::AuthChallenge>,
 }
 
 /// What the dialog rules need to know about the tab (read only).
@@ -193,6 +209,12 @@ pub(crate) struct Dialogs {
     pub tab_id: Option<Arc<str>>,
     /// The folders a file chooser may be answered from (the configuration's).
     pub upload_roots: Vec<String>,
+    /// Sign-in challenges: the configuration's credentials, and whether others are
+    /// pending dialogs.
+    pub http_auth: Option<crate::http_auth::HttpAuthConfig>,
+    /// The requests answered with configured credentials (session, request id), the last
+    /// [`MAX_PENDING_DIALOGS`]: a second challenge for one means they were wrong.
+    auth_tried: VecDeque<(String, String)>,
 }
 
 impl Dialogs {
@@ -206,6 +228,8 @@ impl Dialogs {
             answer_timeout,
             tab_id: None,
             upload_roots: Vec::new(),
+            http_auth: None,
+            auth_tried: VecDeque::new(),
         }
     }
 
@@ -355,11 +379,48 @@ impl Dialogs {
         }
         let id = dialog.id;
         let is_chooser = matches!(dialog.source, DialogSource::FileChooser { .. });
+        let is_auth = matches!(dialog.source, DialogSource::HttpAuth { .. });
         let wrong = |hint| DialogError::WrongAnswer {
             dialog_id: id.to_string(),
             kind: dialog.info.kind.to_string(),
             hint,
         };
+        let credentials = match (is_auth, answer) {
+            (true, Answer::Credentials { username, password }) => Some((username, password)),
+            (true, Answer::Accept { .. } | Answer::Files { .. }) => {
+                return Err(wrong("sign in with a username and password, or dismiss it"))
+            }
+            (false, Answer::Credentials { .. }) => {
+                return Err(wrong(
+                    "only an http_auth dialog takes credentials; accept or dismiss it",
+                ))
+            }
+            _ => None,
+        };
+        if let (
+            Some((user, password)),
+            DialogSource::HttpAuth {
+                session_id,
+                request_id,
+                ..
+            },
+        ) = (credentials, &dialog.source)
+        {
+            let params = crate::http_auth::continue_params(
+                request_id,
+                crate::http_auth::Response::Provide(user, password),
+            );
+            let session = session_id.clone();
+            return Ok(CommandId(self.send_closing_answer(
+                out,
+                id,
+                &session,
+                "Fetch.continueWithAuth",
+                params,
+                ClosedBy::Agent,
+                true,
+            )));
+        }
         let files = match (is_chooser, answer) {
             (true, Answer::Files { files }) => {
                 crate::file_chooser::check_upload(
@@ -376,7 +437,7 @@ impl Dialogs {
             (true, Answer::Accept { .. }) => {
                 return Err(wrong("accept it with files (absolute paths) or dismiss it"))
             }
-            (false, Answer::Files { .. }) => {
+            (false, Answer::Files { .. }) if !is_auth => {
                 return Err(wrong(
                     "only a file_chooser takes files; accept or dismiss it",
                 ))
@@ -434,6 +495,19 @@ impl Dialogs {
         let Some(dialog) = self.get(id) else {
             return Err(DialogError::NoDialogPending);
         };
+        if let DialogSource::HttpAuth {
+            session_id,
+            request_id,
+            ..
+        } = &dialog.source
+        {
+            // Without credentials (a dismissal, a policy, the watchdog): canceled.
+            let params =
+                crate::http_auth::continue_params(request_id, crate::http_auth::Response::Cancel);
+            let session = session_id.clone();
+            let method = "Fetch.continueWithAuth";
+            return Ok(self.send_closing_answer(out, id, &session, method, params, by, report));
+        }
         if let DialogSource::FileChooser {
             session_id,
             backend_node_id,
@@ -503,7 +577,9 @@ impl Dialogs {
                 (session_id.as_str(), "Fetch.fulfillRequest", params, true)
             }
             // Answered above.
-            DialogSource::FileChooser { .. } => return Err(DialogError::NoDialogPending),
+            DialogSource::FileChooser { .. } | DialogSource::HttpAuth { .. } => {
+                return Err(DialogError::NoDialogPending)
+            }
         };
         let command = out.send(
             Some(session),
@@ -554,6 +630,7 @@ impl Dialogs {
             url: new.url,
             tab_id: self.tab_id.clone(),
             mode: new.mode,
+            auth: new.auth,
             backend_node_id: match &new.source {
                 DialogSource::FileChooser {
                     backend_node_id, ..
@@ -703,6 +780,29 @@ impl Dialogs {
                 );
             }
         }
+        if let (
+            DialogSource::HttpAuth {
+                session_id,
+                request_id,
+                ..
+            },
+            None,
+        ) = (&d.source, d.answer)
+        {
+            if tab.sessions.get(session_id).is_some_and(|s| !s.crashed) {
+                let params = crate::http_auth::continue_params(
+                    request_id,
+                    crate::http_auth::Response::Cancel,
+                );
+                out.send(
+                    Some(session_id),
+                    "Fetch.continueWithAuth",
+                    params.as_deref(),
+                    Purpose::Quiet,
+                    self.answer_timeout,
+                );
+            }
+        }
         self.close_remote(out, id);
     }
 
@@ -828,9 +928,11 @@ impl Dialogs {
                     url: ev.url.to_string(),
                     source: DialogSource::Native,
                     mode: None,
+                    auth: None,
                 };
                 self.open(out, tab, new);
             }
+            E::AuthRequired(ev) => self.on_auth_required(out, tab, session, ev),
             E::FileChooserOpened(ev) => {
                 let frame_id = ev.frame_id.to_string();
                 let url = tab
@@ -849,6 +951,7 @@ impl Dialogs {
                         backend_node_id: ev.backend_node_id,
                     },
                     mode: ev.mode.as_deref().map(str::to_owned),
+                    auth: None,
                 };
                 self.open(out, tab, new);
             }
@@ -860,6 +963,144 @@ impl Dialogs {
             _ => return false,
         }
         true
+    }
+
+    // ---- HTTP sign-in ----------------------------------------------------------------
+
+    /// `Fetch.authRequired`: the configured credentials of its origin, once per request (a
+    /// second challenge means they were wrong: canceled and warned about); else, with
+    /// prompting on, a pending `http_auth` dialog; else Chromium's default.
+    fn on_auth_required(
+        &mut self,
+        out: &mut Outbox,
+        tab: TabView<'_>,
+        session: &str,
+        ev: &cdp::AuthRequired<'_>,
+    ) {
+        use crate::http_auth::{continue_params, Response};
+        let request_id = ev.request_id.as_ref();
+        let origin = ev.challenge.origin.as_ref();
+        let t = self.answer_timeout;
+        let Some(config) = &self.http_auth else {
+            let params = continue_params(request_id, Response::Default);
+            out.send(
+                Some(session),
+                "Fetch.continueWithAuth",
+                params.as_deref(),
+                Purpose::Quiet,
+                t,
+            );
+            return;
+        };
+        if let Some(creds) = config.for_origin(origin) {
+            let key = (session.to_owned(), request_id.to_owned());
+            let params = if self.auth_tried.contains(&key) {
+                out.warn(Warning::HttpAuthRejected {
+                    origin: origin.to_owned(),
+                    realm: ev.challenge.realm.to_string(),
+                });
+                continue_params(request_id, Response::Cancel)
+            } else {
+                push_ring(&mut self.auth_tried, key, MAX_PENDING_DIALOGS);
+                continue_params(
+                    request_id,
+                    Response::Provide(&creds.username, &creds.password),
+                )
+            };
+            out.send(
+                Some(session),
+                "Fetch.continueWithAuth",
+                params.as_deref(),
+                Purpose::Quiet,
+                t,
+            );
+            return;
+        }
+        if !config.prompt {
+            let params = continue_params(request_id, Response::Default);
+            out.send(
+                Some(session),
+                "Fetch.continueWithAuth",
+                params.as_deref(),
+                Purpose::Quiet,
+                t,
+            );
+            return;
+        }
+        let frame_id = ev
+            .frame_id
+            .as_deref()
+            .or(tab.page_target)
+            .unwrap_or("")
+            .to_owned();
+        let url = ev
+            .request
+            .as_ref()
+            .map(|r| r.url.to_string())
+            .unwrap_or_default();
+        let auth = crate::http_auth::AuthChallenge {
+            origin: origin.to_owned(),
+            realm: ev.challenge.realm.to_string(),
+            scheme: ev.challenge.scheme.to_string(),
+        };
+        let new = NewDialog {
+            kind: DialogKind::HttpAuth,
+            message: format!("sign in to {origin} (realm {:?})", auth.realm),
+            default_prompt: String::new(),
+            frame_id,
+            url,
+            source: DialogSource::HttpAuth {
+                session_id: session.to_owned(),
+                request_id: request_id.to_owned(),
+                document: ev.resource_type.as_deref() == Some("Document"),
+            },
+            mode: None,
+            auth: Some(auth),
+        };
+        self.open(out, tab, new);
+    }
+
+    /// Sends an answer whose reply closes its dialog (a sign-in's), and records it.
+    #[allow(clippy::too_many_arguments)] // each is one fact of the answer
+    fn send_closing_answer(
+        &mut self,
+        out: &mut Outbox,
+        id: DialogId,
+        session: &str,
+        method: &str,
+        params: Option<Box<RawValue>>,
+        by: ClosedBy,
+        report: bool,
+    ) -> u64 {
+        let accept = method == "Fetch.continueWithAuth"
+            && params
+                .as_deref()
+                .is_some_and(|p| p.get().contains("ProvideCredentials"));
+        let command = out.send(
+            Some(session),
+            method,
+            params.as_deref(),
+            Purpose::DialogAnswer,
+            self.answer_timeout,
+        );
+        self.answers.insert(
+            command,
+            AnswerInFlight {
+                dialog: id,
+                by,
+                accept,
+                text: None,
+                is_prompt: false,
+                report,
+                bridge: true,
+                replied_ok: false,
+                closed: None,
+            },
+        );
+        if let Some(d) = self.get_mut(id) {
+            d.answer = Some(command);
+        }
+        command
     }
 
     // ---- the bridge ------------------------------------------------------------------
@@ -946,6 +1187,7 @@ impl Dialogs {
                         url,
                         source,
                         mode: None,
+                        auth: None,
                     },
                 );
             }

@@ -184,6 +184,15 @@ pub enum Warning {
         /// Why.
         error: DialogError,
     },
+    /// An HTTP sign-in challenge came again for a request already answered with the
+    /// configured credentials: they are wrong; the request was canceled.
+    #[error("the credentials for {origin} were refused (realm {realm:?}); the request was canceled: check --http-credentials")]
+    HttpAuthRejected {
+        /// The origin that refused them.
+        origin: String,
+        /// Its realm.
+        realm: String,
+    },
 }
 
 impl Warning {

@@ -95,6 +95,7 @@ mod event;
 mod file_chooser;
 mod flow;
 pub mod frame;
+pub mod http_auth;
 pub mod keys;
 mod lifecycle;
 pub mod limits;

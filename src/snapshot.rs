@@ -101,6 +101,9 @@ pub struct PendingDialog {
     /// A file chooser's element: the file input's `backendNodeId` in its frame's session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend_node_id: Option<i64>,
+    /// An `http_auth` dialog's challenge: who asks, the realm, the scheme.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<crate::http_auth::AuthChallenge>,
 }
 
 /// Who closed a dialog (see [rules](crate::manual::rules), closing, and closed_by).

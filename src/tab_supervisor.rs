@@ -101,6 +101,7 @@ impl TabSupervisor {
         let mut dialogs = Dialogs::new(config.policy, config.dialog_timeout, config.setup_timeout);
         dialogs.tab_id = Some(Arc::clone(&tab_id));
         dialogs.upload_roots.clone_from(&config.upload_roots);
+        dialogs.http_auth.clone_from(&config.http_auth);
         let mut tab = Tab::default();
         tab.tab_id = Some(Arc::clone(&tab_id));
         TabSupervisor {

@@ -298,7 +298,15 @@ impl AttachFlow {
             );
             let eval = to_raw(&cdp::EvaluateParams { expression: source });
             out.send(s, "Runtime.evaluate", eval.as_deref(), tag(step::QUIET), t);
-            let fetch = bridge::fetch_enable_params();
+            if ctx.config.http_auth.is_none() {
+                let fetch = bridge::fetch_enable_params();
+                out.send(s, "Fetch.enable", fetch.as_deref(), tag(step::SETUP), t);
+            }
+        }
+        if ctx.config.http_auth.is_some() {
+            // Every request pauses (the bridge's among them) and every sign-in challenge
+            // comes as Fetch.authRequired; the dialogs' rules continue the rest at once.
+            let fetch = crate::http_auth::fetch_enable_params();
             out.send(s, "Fetch.enable", fetch.as_deref(), tag(step::SETUP), t);
         }
     }

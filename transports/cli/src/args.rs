@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use cdp_supervisor::downloads::DownloadConfig;
+use cdp_supervisor::http_auth::{Credentials, HttpAuthConfig};
 use cdp_supervisor::permissions::{PermissionConfig, WEB_NAMES};
 use cdp_supervisor::{BridgeConfig, Config, DialogPolicy};
 
@@ -14,11 +15,13 @@ usage:
                       [--dialog-timeout SECS] [--bridge] [--record TRACE.jsonl]
                       [--format text|json] [--upload-root DIR]...
                       [--downloads DIR] [--max-download-bytes N]
-                      [--grant-permissions LIST]
+                      [--grant-permissions LIST] [--http-credentials ORIGIN=USER:PASS]...
+                      [--http-auth]
   cdp-supervise replay TRACE.jsonl [--policy ...] [--dialog-timeout SECS] [--bridge]
   cdp-supervise mcp [--cdp URL] [--fallback-local] [--policy ...] [--bridge] [--headed]
                     [--lazy] [--upload-root DIR]... [--downloads DIR]
                     [--max-download-bytes N] [--grant-permissions LIST]
+                    [--http-credentials ORIGIN=USER:PASS]... [--http-auth]
 
 watch: supervise a tab; diffs and results as JSON lines on stdout, commands as JSON
 lines on stdin (snapshot, dialog, cdp, policy, recover, settle, stop).
@@ -39,7 +42,11 @@ each is a pending file_chooser dialog, answered with a dialog command with files
 folder, named on stderr at start and kept); each is saved under its suggested name.
 --max-download-bytes N: a larger download is canceled and reported (default 1 GiB).
 --grant-permissions LIST: permissions pages get (comma-separated: geolocation,
-clipboard-read, camera, ...); every other one is denied for every origin, never prompted.";
+clipboard-read, camera, ...); every other one is denied for every origin, never prompted.
+--http-credentials ORIGIN=USER:PASS (repeatable): answers that origin's HTTP sign-in
+challenges once (wrong ones are canceled and reported); --http-auth: other challenges
+become pending http_auth dialogs (answer with username and password). Either pauses
+every request briefly (see the manual, HTTP sign-in). Credentials are never printed.";
 
 /// How long the demo's must_respond dialogs stay before the watchdog dismisses them,
 /// unless --dialog-timeout says otherwise: shorter than the demo's interval so a viewer
@@ -91,6 +98,10 @@ pub struct Args {
     pub max_download_bytes: Option<u64>,
     /// `--grant-permissions LIST`, split.
     pub grant_permissions: Vec<String>,
+    /// `--http-credentials ORIGIN=USER:PASS`, repeatable.
+    pub http_credentials: Vec<Credentials>,
+    /// `--http-auth`: other challenges are pending dialogs.
+    pub http_auth: bool,
 }
 
 pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
@@ -143,6 +154,14 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
                     .map_err(|e| usage(format!("--downloads {dir:?}: {e}")))?;
                 args.downloads = Some(absolute.to_string_lossy().into_owned());
             }
+            "--http-credentials" if watch || mcp => {
+                let spec = value("--http-credentials")?;
+                // The error names the flag, never the password.
+                let creds = Credentials::parse(&spec)
+                    .map_err(|e| usage(format!("--http-credentials: {e}")))?;
+                args.http_credentials.push(creds);
+            }
+            "--http-auth" if watch || mcp => args.http_auth = true,
             "--grant-permissions" if watch || mcp => {
                 for name in value("--grant-permissions")?.split(',').map(str::trim) {
                     let known = WEB_NAMES.iter().any(|(w, c)| *w == name || *c == name);
@@ -223,6 +242,12 @@ pub fn config(args: &Args) -> Config {
         }
         config.downloads = Some(downloads);
         config.permissions = Some(PermissionConfig::grant(args.grant_permissions.clone()));
+    }
+    if args.http_auth || !args.http_credentials.is_empty() {
+        let mut auth = HttpAuthConfig::default();
+        auth.credentials.clone_from(&args.http_credentials);
+        auth.prompt = args.http_auth;
+        config.http_auth = Some(auth);
     }
     if let Some(secs) = args.dialog_timeout {
         // A float-to-integer `as` saturates: a huge value is a very long timeout.

@@ -283,6 +283,7 @@ mod tests {
             tab_id: Some("B".into()),
             mode: None,
             backend_node_id: None,
+            auth: None,
         };
         let line = view.line(&Diff::DialogOpened { dialog }).unwrap();
         assert!(

@@ -47,6 +47,8 @@ pub enum Command {
         dialog_id: Option<String>,
         /// A file chooser's files (absolute paths under an `--upload-root`).
         files: Option<Vec<String>>,
+        /// An `http_auth` dialog's `username` and `password`.
+        credentials: Option<(String, cdp_supervisor::http_auth::Password)>,
     },
     /// `{"cmd":"settle","action":"dismiss"}` (dismiss when absent).
     Settle(DialogAction),
@@ -226,11 +228,24 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
                     )))
                 }
             };
+            let credentials = match (opt_str("username")?, opt_str("password")?) {
+                (Some(user), Some(password)) => {
+                    Some((user, cdp_supervisor::http_auth::Password::new(password)))
+                }
+                (None, None) => None,
+                _ => return Err(fail("give both \"username\" and \"password\"".into())),
+            };
+            let default = if files.is_some() || credentials.is_some() {
+                "accept"
+            } else {
+                ""
+            };
             Command::Dialog {
-                action: action(if files.is_some() { "accept" } else { "" })?,
+                action: action(default)?,
                 prompt_text: opt_str("prompt_text")?,
                 dialog_id: opt_str("dialog_id")?,
                 files,
+                credentials,
             }
         }
         "settle" => Command::Settle(action("dismiss")?),
@@ -486,6 +501,7 @@ mod tests {
             p(r#"{"cmd":"dialog","action":"accept","prompt_text":"x"}"#),
             Ok(Command::Dialog {
                 files: None,
+                credentials: None,
                 action: DialogAction::Accept,
                 prompt_text: Some("x".into()),
                 dialog_id: None

@@ -243,14 +243,19 @@ fn handle_line<'scope>(
             prompt_text,
             dialog_id,
             files,
+            credentials,
         } => {
             scope.spawn(move || {
-                let answered = match files.filter(|_| action == DialogAction::Accept) {
-                    Some(files) => {
+                let accept = action == DialogAction::Accept;
+                let answered = match (files.filter(|_| accept), credentials.filter(|_| accept)) {
+                    (_, Some((user, password))) => {
+                        client.sign_in(&user, password.expose(), dialog_id.as_deref())
+                    }
+                    (Some(files), None) => {
                         let files: Vec<&str> = files.iter().map(String::as_str).collect();
                         client.upload_files_in(tab_id.as_deref(), &files, dialog_id.as_deref())
                     }
-                    None => client.respond_dialog_in(
+                    (None, None) => client.respond_dialog_in(
                         tab_id.as_deref(),
                         action,
                         prompt_text.as_deref(),

@@ -292,6 +292,20 @@ macro_rules! client_api {
                 Ok(self.ask(request) $($await)*??)
             }
 
+            /// Signs in to an `http_auth` dialog (`dialog_id`, or the single pending
+            /// dialog) with a user name and password (never logged nor recorded).
+            pub $($async)? fn sign_in(
+                &self,
+                username: &str,
+                password: &str,
+                dialog_id: Option<&str>,
+            ) -> Result<$crate::cdp_supervisor::ClosedDialog, $crate::ClientError> {
+                let request = |reply| {
+                    $crate::Request::sign_in(username, password, dialog_id, reply)
+                };
+                Ok(self.ask(request) $($await)*??)
+            }
+
             /// Runs an agent action (navigate, click, type, press, scroll, back, reload)
             /// and waits for its result: the page after it settled, the console lines it
             /// caused, a screenshot. A dialog it opens ends it at once (answer it, then

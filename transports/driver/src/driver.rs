@@ -202,6 +202,8 @@ pub enum Request {
         /// A file chooser's files (with `Accept`): each checked to be a readable file,
         /// made canonical, then checked by the core against the upload roots.
         files: Option<Vec<String>>,
+        /// An `http_auth` dialog's user name and password (with `Accept`).
+        credentials: Option<(String, cdp_supervisor::http_auth::Password)>,
         /// The outcome.
         reply: Reply<DialogOutcome>,
     },
@@ -401,6 +403,33 @@ impl Request {
             prompt_text: prompt_text.map(str::to_owned),
             dialog_id: dialog_id.map(str::to_owned),
             files: None,
+            credentials: None,
+            reply,
+        }
+    }
+
+    /// [`Request::Dialog`] signing in to an `http_auth` dialog.
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::Request;
+    /// let r = Request::sign_in("alice", "secret", None, Box::new(|_| {}));
+    /// assert_eq!(format!("{r:?}"), "Dialog");
+    /// ```
+    pub fn sign_in(
+        username: &str,
+        password: &str,
+        dialog_id: Option<&str>,
+        reply: Reply<DialogOutcome>,
+    ) -> Request {
+        Request::Dialog {
+            action: DialogAction::Accept,
+            prompt_text: None,
+            dialog_id: dialog_id.map(str::to_owned),
+            files: None,
+            credentials: Some((
+                username.to_owned(),
+                cdp_supervisor::http_auth::Password::new(password),
+            )),
             reply,
         }
     }
@@ -423,6 +452,7 @@ impl Request {
             prompt_text: None,
             dialog_id: dialog_id.map(str::to_owned),
             files: Some(files),
+            credentials: None,
             reply,
         }
     }
@@ -787,9 +817,16 @@ impl Driver {
                 prompt_text,
                 dialog_id,
                 files,
+                credentials,
                 reply,
-            } => match self
-                .answer_for(action, prompt_text.as_deref(), dialog_id.as_deref(), files)
+            } => match credentials
+                .filter(|_| action == DialogAction::Accept)
+                .map(|(username, password)| {
+                    Ok(cdp_supervisor::Answer::Credentials { username, password })
+                })
+                .unwrap_or_else(|| {
+                    self.answer_for(action, prompt_text.as_deref(), dialog_id.as_deref(), files)
+                })
                 .and_then(|answer| {
                     self.sup.respond_dialog_in(
                         now,

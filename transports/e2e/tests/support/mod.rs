@@ -4,6 +4,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod act_site;
+pub mod auth_site;
 pub mod ax_checks;
 pub mod ax_site;
 pub mod blocking;
