@@ -98,6 +98,9 @@ fn op() -> impl Strategy<Value = Op> {
         // Every way a page waits for a person (SPEC §17).
         2 => (p(), b()).prop_map(|(frame, multiple)| Op::FileChooser { frame, multiple }),
         2 => (p(), p(), p()).prop_map(|(frame, guid, step)| Op::Download { frame, guid, step }),
+        2 => (p(), b(), b(), prop::bool::weighted(0.3)).prop_map(|(frame, known_origin, document, again)| {
+            Op::AuthChallenge { frame, known_origin, document, again }
+        }),
     ]
 }
 

@@ -58,6 +58,11 @@ pub fn config(bridge: bool) -> Config {
     downloads.max_bytes = 1000;
     config.downloads = Some(downloads);
     config.permissions = Some(cdp_supervisor::permissions::PermissionConfig::deny_all());
+    let mut auth = cdp_supervisor::http_auth::HttpAuthConfig::default();
+    auth.credentials
+        .push(cdp_supervisor::http_auth::Credentials::parse("http://a.test=u:p").unwrap());
+    auth.prompt = true;
+    config.http_auth = Some(auth);
     config
 }
 
@@ -216,6 +221,15 @@ pub enum Op {
     /// A download of a frame, at browser level (SPEC §17): it begins (`step` 0), progresses
     /// past the size limit (1), completes (2) or is canceled (3); `guid` picks one of four.
     Download { frame: Pick, guid: Pick, step: u8 },
+    /// An HTTP sign-in challenge on the session of a frame's document (SPEC §17): of the
+    /// origin with credentials (answered with them; twice: canceled) or another (a pending
+    /// `http_auth`), for the document or a subresource; `again` repeats the last request.
+    AuthChallenge {
+        frame: Pick,
+        known_origin: bool,
+        document: bool,
+        again: bool,
+    },
 }
 
 /// How the browser answers a command.
@@ -1974,6 +1988,33 @@ impl Driver {
                     format!(r#"{{"frameId":"{frame}","mode":"{mode}","backendNodeId":7}}"#);
                 let _ = self.feed(&event(Some(&session), "Page.fileChooserOpened", &params));
             }
+            Op::AuthChallenge {
+                frame,
+                known_origin,
+                document,
+                again,
+            } => {
+                let frame = self.tab.pick_frame(frame);
+                let session = self
+                    .tab
+                    .doc_session(&frame)
+                    .unwrap_or_else(|| "S-unknown-auth".into());
+                let request = if again {
+                    "R-auth-again".to_owned()
+                } else {
+                    self.tab.fresh("R-auth")
+                };
+                let origin = if known_origin {
+                    "http://a.test"
+                } else {
+                    "http://other.test"
+                };
+                let kind = if document { "Document" } else { "Image" };
+                let params = format!(
+                    r#"{{"requestId":"{request}","request":{{"url":"{origin}/x","method":"GET","headers":{{}}}},"frameId":"{frame}","resourceType":"{kind}","authChallenge":{{"source":"Server","origin":"{origin}","scheme":"basic","realm":"r"}}}}"#
+                );
+                let _ = self.feed(&event(Some(&session), "Fetch.authRequired", &params));
+            }
             Op::Download { frame, guid, step } => {
                 let frame = self.tab.pick_frame(frame);
                 let guid = format!("g-{}", guid % 4);
@@ -2853,7 +2894,17 @@ impl Driver {
                     // Close attribution: a close the answer is credited with agrees with
                     // it; one it is not credited with says what the answer asked.
                     let accept = self.answer_accepts.get(&id.0).copied();
+                    // A file chooser or a sign-in accepted without files or credentials (a
+                    // settle's accept) can only be dismissed (SPEC §17).
+                    let takes_more = |d: &cdp_supervisor::ClosedDialog| {
+                        matches!(
+                            d.kind,
+                            cdp_supervisor::DialogKind::FileChooser
+                                | cdp_supervisor::DialogKind::HttpAuth
+                        ) && !d.accepted
+                    };
                     match outcome {
+                        Ok(d) if takes_more(d) => {}
                         Ok(d) if d.closed_by == cdp_supervisor::ClosedBy::Agent => assert_eq!(
                             Some(d.accepted),
                             accept,
