@@ -88,7 +88,7 @@ pub enum Answer {
         /// The user name.
         username: String,
         /// The password (never shown).
-        password: crate::http_auth::Password,
+        password: Password,
     },
 }
 
@@ -131,7 +131,7 @@ impl Answer {
     pub fn sign_in(username: impl Into<String>, password: impl Into<String>) -> Self {
         Answer::Credentials {
             username: username.into(),
-            password: crate::http_auth::Password::new(password),
+            password: Password::new(password),
         }
     }
 
@@ -264,5 +264,40 @@ impl<'de> Deserialize<'de> for DialogKind {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
         Ok(DialogKind::from(name.as_ref()))
+    }
+}
+
+/// A password: shown nowhere (`Debug` and `Display` print `<redacted>`).
+///
+/// ```
+/// use cdp_supervisor::http_auth::Password;
+/// let p = Password::new("hunter2");
+/// assert_eq!(format!("{p:?} {p}"), "<redacted> <redacted>");
+/// assert_eq!(p.expose(), "hunter2");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(String);
+
+impl Password {
+    /// Wraps a password.
+    pub fn new(password: impl Into<String>) -> Self {
+        Password(password.into())
+    }
+
+    /// The password itself, for the one command that sends it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+impl std::fmt::Display for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
     }
 }

@@ -25,14 +25,13 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use crate::cdp;
 use crate::command::Purpose;
 use crate::event::Event;
 use crate::limits::MAX_DOWNLOADS;
 use crate::outbox::Outbox;
 use crate::snapshot::{push_ring, Diff};
+pub use crate::snapshot::{Download, DownloadState};
 use crate::wire::to_raw;
 
 /// Where downloads go and how large they may be.
@@ -65,60 +64,6 @@ impl DownloadConfig {
             embedder_renames: false,
         }
     }
-}
-
-/// Where a download stands.
-///
-/// ```
-/// use cdp_supervisor::downloads::DownloadState;
-/// assert_eq!(serde_json::to_string(&DownloadState::InProgress)?, r#""in_progress""#);
-/// # Ok::<(), serde_json::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DownloadState {
-    /// Still arriving.
-    InProgress,
-    /// The whole file is written (at `path`).
-    Completed,
-    /// Canceled (by the size limit, the page, or the browser); no file is left.
-    Canceled,
-}
-
-/// One download, as the snapshot lists it.
-///
-/// ```
-/// use cdp_supervisor::downloads::{Download, DownloadState};
-/// let d = Download { id: "g".into(), tab_id: None, url: "http://a.test/f".into(),
-///     suggested_filename: "f".into(), path: None, state: DownloadState::InProgress,
-///     received_bytes: 0, total_bytes: 0, error: None };
-/// assert_eq!(serde_json::to_value(&d)?["state"], "in_progress");
-/// # Ok::<(), serde_json::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Download {
-    /// Chromium's guid for it.
-    pub id: String,
-    /// The tab whose frame started it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab_id: Option<Arc<str>>,
-    /// What was downloaded (a `blob:` or `data:` URL for one made by script).
-    pub url: String,
-    /// The name the page or server suggested.
-    pub suggested_filename: String,
-    /// Where the file is, once completed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    /// Where it stands.
-    pub state: DownloadState,
-    /// Bytes received, as of its last diff (the start or the end).
-    pub received_bytes: u64,
-    /// Its size, when known (0: unknown).
-    pub total_bytes: u64,
-    /// Why it was canceled, when the supervisor canceled it, or why its file could not be
-    /// saved.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
 }
 
 /// What the supervisor is doing about a download in the ring.

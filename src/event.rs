@@ -89,7 +89,7 @@ pub enum Event {
     /// A download completed at Chromium's `file_path` (`DIR/<guid>`): move it to a name of
     /// its own (its suggested name, unique in the folder), then call
     /// [`Supervisor::download_saved`](crate::Supervisor::download_saved). Only with
-    /// [`DownloadConfig::embedder_renames`](crate::downloads::DownloadConfig::embedder_renames).
+    /// `DownloadConfig::embedder_renames` (in the downloads module).
     DownloadCompleted {
         /// The download's id (Chromium's guid).
         id: String,

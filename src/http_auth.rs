@@ -9,47 +9,12 @@
 //! trace: [`Password`] prints as `<redacted>`, and the transports' recorder redacts
 //! `Fetch.continueWithAuth`.
 
-use std::fmt;
-
 use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::wire::to_raw;
 
-/// A password: shown nowhere (`Debug` and `Display` print `<redacted>`).
-///
-/// ```
-/// use cdp_supervisor::http_auth::Password;
-/// let p = Password::new("hunter2");
-/// assert_eq!(format!("{p:?} {p}"), "<redacted> <redacted>");
-/// assert_eq!(p.expose(), "hunter2");
-/// ```
-#[derive(Clone, PartialEq, Eq)]
-pub struct Password(String);
-
-impl Password {
-    /// Wraps a password.
-    pub fn new(password: impl Into<String>) -> Self {
-        Password(password.into())
-    }
-
-    /// The password itself, for the one command that sends it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Password {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("<redacted>")
-    }
-}
-
-impl fmt::Display for Password {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("<redacted>")
-    }
-}
+pub use crate::dialog::Password;
 
 /// Credentials for the challenges of one origin (`scheme://host[:port]`, as Chromium's
 /// `authChallenge.origin` names it).

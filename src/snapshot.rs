@@ -258,7 +258,7 @@ pub struct Snapshot {
     pub tab_frame_trees: BTreeMap<String, FrameTree>,
     /// The last 20 downloads, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub downloads: Vec<crate::downloads::Download>,
+    pub downloads: Vec<Download>,
 }
 
 /// Where a tab stands (see [rules](crate::manual::rules), tabs).
@@ -390,16 +390,16 @@ pub enum Diff {
         /// The current tab.
         tab_id: Option<String>,
     },
-    /// A download began (see [`crate::downloads`]).
+    /// A download began (the downloads module says how they are tracked).
     DownloadStarted {
         /// The download.
-        download: crate::downloads::Download,
+        download: Download,
     },
     /// A download completed (with its path) or was canceled (with why, when the
     /// supervisor canceled it).
     DownloadFinished {
         /// The download.
-        download: crate::downloads::Download,
+        download: Download,
     },
 }
 
@@ -493,7 +493,7 @@ pub struct Mirror {
     next_seq: u64,
     pending: Vec<PendingDialog>,
     recent: VecDeque<ClosedDialog>,
-    downloads: VecDeque<crate::downloads::Download>,
+    downloads: VecDeque<Download>,
 }
 
 /// What the mirror knows of one tab.
@@ -623,4 +623,58 @@ pub(crate) fn push_ring<T>(ring: &mut VecDeque<T>, item: T, cap: usize) {
         ring.pop_front();
     }
     ring.push_back(item);
+}
+
+/// Where a download stands.
+///
+/// ```
+/// use cdp_supervisor::downloads::DownloadState;
+/// assert_eq!(serde_json::to_string(&DownloadState::InProgress)?, r#""in_progress""#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DownloadState {
+    /// Still arriving.
+    InProgress,
+    /// The whole file is written (at `path`).
+    Completed,
+    /// Canceled (by the size limit, the page, or the browser); no file is left.
+    Canceled,
+}
+
+/// One download, as the snapshot lists it.
+///
+/// ```
+/// use cdp_supervisor::downloads::{Download, DownloadState};
+/// let d = Download { id: "g".into(), tab_id: None, url: "http://a.test/f".into(),
+///     suggested_filename: "f".into(), path: None, state: DownloadState::InProgress,
+///     received_bytes: 0, total_bytes: 0, error: None };
+/// assert_eq!(serde_json::to_value(&d)?["state"], "in_progress");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Download {
+    /// Chromium's guid for it.
+    pub id: String,
+    /// The tab whose frame started it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<Arc<str>>,
+    /// What was downloaded (a `blob:` or `data:` URL for one made by script).
+    pub url: String,
+    /// The name the page or server suggested.
+    pub suggested_filename: String,
+    /// Where the file is, once completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Where it stands.
+    pub state: DownloadState,
+    /// Bytes received, as of its last diff (the start or the end).
+    pub received_bytes: u64,
+    /// Its size, when known (0: unknown).
+    pub total_bytes: u64,
+    /// Why it was canceled, when the supervisor canceled it, or why its file could not be
+    /// saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }

@@ -513,7 +513,7 @@ pub struct ActResult {
     /// The downloads that began in the tab while the action ran, as they stand when it
     /// answers (it waits, within its budget, for them to finish).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub downloads: Vec<crate::downloads::Download>,
+    pub downloads: Vec<crate::snapshot::Download>,
 }
 
 /// Where an action's time went, in seconds: locating the target and the input until its
