@@ -41,6 +41,10 @@ pub(crate) enum CdpEvent<'a> {
     TargetInfoChanged(Box<TargetInfoChanged<'a>>),
     TargetDestroyed(TargetDestroyed<'a>),
     LoadEventFired,
+    FileChooserOpened(FileChooserOpened<'a>),
+    DownloadWillBegin(DownloadWillBegin<'a>),
+    DownloadProgress(DownloadProgress<'a>),
+    AuthRequired(Box<AuthRequired<'a>>),
 }
 
 /// Parses the params of `method` from `d`: `Ok(None)` (skipped) for events the supervisor
@@ -90,6 +94,10 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
             IgnoredAny::deserialize(d)?;
             E::LoadEventFired
         }
+        "Fetch.authRequired" => E::AuthRequired(Deserialize::deserialize(d)?),
+        "Browser.downloadProgress" => E::DownloadProgress(Deserialize::deserialize(d)?),
+        "Browser.downloadWillBegin" => E::DownloadWillBegin(Deserialize::deserialize(d)?),
+        "Page.fileChooserOpened" => E::FileChooserOpened(Deserialize::deserialize(d)?),
         "Page.frameSubtreeWillBeDetached" => {
             E::FrameSubtreeWillBeDetached(Deserialize::deserialize(d)?)
         }
@@ -334,6 +342,79 @@ pub(crate) struct DialogClosed<'a> {
     pub result: bool,
     #[serde(default, rename = "userInput", borrow, deserialize_with = "opt_cow")]
     pub user_input: Option<Cow<'a, str>>,
+}
+
+/// `Page.fileChooserOpened` (only on a session that intercepts choosers).
+#[derive(Debug, Deserialize)]
+pub(crate) struct FileChooserOpened<'a> {
+    #[serde(rename = "frameId", borrow)]
+    pub frame_id: Cow<'a, str>,
+    #[serde(default, borrow, deserialize_with = "opt_cow")]
+    pub mode: Option<Cow<'a, str>>,
+    /// Absent when the chooser was opened by no element Chromium can name.
+    #[serde(default, rename = "backendNodeId")]
+    pub backend_node_id: Option<i64>,
+}
+
+/// `Fetch.authRequired`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct AuthRequired<'a> {
+    #[serde(rename = "requestId", borrow)]
+    pub request_id: Cow<'a, str>,
+    #[serde(default, rename = "frameId", borrow, deserialize_with = "opt_cow")]
+    pub frame_id: Option<Cow<'a, str>>,
+    #[serde(default, rename = "authChallenge")]
+    pub challenge: AuthChallengeWire<'a>,
+    #[serde(default, borrow)]
+    pub request: Option<AuthRequest<'a>>,
+    #[serde(default, rename = "resourceType", borrow, deserialize_with = "opt_cow")]
+    pub resource_type: Option<Cow<'a, str>>,
+}
+
+/// `Fetch.AuthChallenge`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct AuthChallengeWire<'a> {
+    #[serde(default, borrow)]
+    pub origin: Cow<'a, str>,
+    #[serde(default, borrow)]
+    pub scheme: Cow<'a, str>,
+    #[serde(default, borrow)]
+    pub realm: Cow<'a, str>,
+}
+
+/// The request a challenge is for (its URL).
+#[derive(Debug, Deserialize)]
+pub(crate) struct AuthRequest<'a> {
+    #[serde(default, borrow)]
+    pub url: Cow<'a, str>,
+}
+
+/// `Browser.downloadWillBegin` (browser-level, no session).
+#[derive(Debug, Deserialize)]
+pub(crate) struct DownloadWillBegin<'a> {
+    #[serde(default, rename = "frameId", borrow)]
+    pub frame_id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub guid: Cow<'a, str>,
+    #[serde(default, borrow)]
+    pub url: Cow<'a, str>,
+    #[serde(default, rename = "suggestedFilename", borrow)]
+    pub suggested_filename: Cow<'a, str>,
+}
+
+/// `Browser.downloadProgress` (browser-level, no session).
+#[derive(Debug, Deserialize)]
+pub(crate) struct DownloadProgress<'a> {
+    #[serde(borrow)]
+    pub guid: Cow<'a, str>,
+    #[serde(default, rename = "totalBytes")]
+    pub total_bytes: f64,
+    #[serde(default, rename = "receivedBytes")]
+    pub received_bytes: f64,
+    #[serde(borrow)]
+    pub state: Cow<'a, str>,
+    #[serde(default, rename = "filePath", borrow, deserialize_with = "opt_cow")]
+    pub file_path: Option<Cow<'a, str>>,
 }
 
 /// `Runtime.executionContextCreated`.
@@ -610,6 +691,32 @@ pub(crate) struct HandleDialogParams<'a> {
     pub accept: bool,
     #[serde(rename = "promptText", skip_serializing_if = "Option::is_none")]
     pub prompt_text: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct SetFileInputFilesParams<'a> {
+    pub files: &'a [String],
+    #[serde(rename = "backendNodeId")]
+    pub backend_node_id: i64,
+}
+
+#[derive(Serialize)]
+pub(crate) struct SetDownloadBehaviorParams<'a> {
+    pub behavior: &'a str,
+    #[serde(rename = "downloadPath")]
+    pub download_path: &'a str,
+    #[serde(rename = "eventsEnabled")]
+    pub events_enabled: bool,
+}
+
+#[derive(Serialize)]
+pub(crate) struct GuidParams<'a> {
+    pub guid: &'a str,
+}
+
+#[derive(Serialize)]
+pub(crate) struct EnabledParams {
+    pub enabled: bool,
 }
 
 #[derive(Serialize)]

@@ -18,6 +18,7 @@ use crate::url_policy::UrlPolicy;
 /// config.dialog_timeout = Duration::from_secs(5);
 /// assert_eq!(config.max_frames, 10_000);
 /// assert!(config.bridge.is_none());
+/// assert!(config.upload_roots.is_empty()); // no upload allowed by default
 /// ```
 /// `#[non_exhaustive]`: start from `Config::default()` and set the fields you need, so that
 /// new settings do not break you.
@@ -53,6 +54,21 @@ pub struct Config {
     /// before anything is sent (default: everywhere; an agent's server sets
     /// [`UrlPolicy::agent`](crate::url_policy::UrlPolicy::agent) with its flags).
     pub url_policy: UrlPolicy,
+    /// The folders a file chooser may be answered with files from (absolute paths;
+    /// default: none, so every upload is refused). The core checks each file lexically
+    /// against them; the transport canonicalises paths and checks the files exist first
+    /// (see [`crate::manual::rules`], file choosers).
+    pub upload_roots: Vec<String>,
+    /// Where downloads go and how large they may be, set at browser level at connect
+    /// (`None`: Chromium's own behaviour, nothing tracked; the transports set it).
+    pub downloads: Option<crate::downloads::DownloadConfig>,
+    /// The permissions pages get; every other one is denied for every origin without a
+    /// prompt, set at browser level at connect (`None`: Chromium's own behaviour; the CLI
+    /// sets it).
+    pub permissions: Option<crate::permissions::PermissionConfig>,
+    /// HTTP sign-in challenges: answered with these credentials, or pending (`None`:
+    /// Chromium's own behaviour, no interception; see [`crate::http_auth`]).
+    pub http_auth: Option<crate::http_auth::HttpAuthConfig>,
 }
 
 /// The dialog bridge's settings (see [`crate::manual::rules`], the dialog bridge).
@@ -95,6 +111,10 @@ impl Default for Config {
             max_commands_in_flight: DEFAULT_MAX_COMMANDS_IN_FLIGHT,
             bridge: None,
             url_policy: UrlPolicy::default(),
+            upload_roots: Vec::new(),
+            downloads: None,
+            permissions: None,
+            http_auth: None,
         }
     }
 }

@@ -66,6 +66,7 @@ pub enum DialogAction {
 /// assert_eq!(Answer::accept_with("Bob"), Answer::Accept { prompt_text: Some("Bob".into()) });
 /// assert_eq!(Answer::new(DialogAction::Dismiss, Some("ignored")), Answer::Dismiss);
 /// assert_eq!(Answer::accept().action(), DialogAction::Accept);
+/// assert_eq!(Answer::upload(["/srv/up/a.txt"]).files(), Some(&["/srv/up/a.txt".to_owned()][..]));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
@@ -76,6 +77,19 @@ pub enum Answer {
     },
     /// Cancel: `confirm` returns false, `prompt` null.
     Dismiss,
+    /// Accept a file chooser with these files (absolute paths under the allowed upload
+    /// roots, see [`crate::Config::upload_roots`]); only a file chooser takes it.
+    Files {
+        /// The files, as absolute paths.
+        files: Vec<String>,
+    },
+    /// Sign in to an `http_auth` challenge with these.
+    Credentials {
+        /// The user name.
+        username: String,
+        /// The password (never shown).
+        password: Password,
+    },
 }
 
 impl Answer {
@@ -106,10 +120,27 @@ impl Answer {
         }
     }
 
-    /// Accept or dismiss.
+    /// Accept a file chooser with `files` (absolute paths).
+    pub fn upload<S: Into<String>>(files: impl IntoIterator<Item = S>) -> Self {
+        Answer::Files {
+            files: files.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// Sign in to an `http_auth` challenge.
+    pub fn sign_in(username: impl Into<String>, password: impl Into<String>) -> Self {
+        Answer::Credentials {
+            username: username.into(),
+            password: Password::new(password),
+        }
+    }
+
+    /// Accept or dismiss (files and credentials accept).
     pub fn action(&self) -> DialogAction {
         match self {
-            Answer::Accept { .. } => DialogAction::Accept,
+            Answer::Accept { .. } | Answer::Files { .. } | Answer::Credentials { .. } => {
+                DialogAction::Accept
+            }
             Answer::Dismiss => DialogAction::Dismiss,
         }
     }
@@ -118,7 +149,15 @@ impl Answer {
     pub fn prompt_text(&self) -> Option<&str> {
         match self {
             Answer::Accept { prompt_text } => prompt_text.as_deref(),
-            Answer::Dismiss => None,
+            Answer::Dismiss | Answer::Files { .. } | Answer::Credentials { .. } => None,
+        }
+    }
+
+    /// The files given for a file chooser, if any.
+    pub fn files(&self) -> Option<&[String]> {
+        match self {
+            Answer::Files { files } => Some(files),
+            _ => None,
         }
     }
 }
@@ -129,9 +168,9 @@ impl From<DialogAction> for Answer {
     }
 }
 
-/// A dialog's type, as Chromium names it (`alert`, `confirm`, `prompt`, `beforeunload`);
-/// a type this crate does not know survives as [`DialogKind::Other`]. Serialized as
-/// Chromium's name.
+/// A dialog's type, as Chromium names it (`alert`, `confirm`, `prompt`, `beforeunload`),
+/// or `file_chooser` for a file input's chooser; a type this crate does not know survives
+/// as [`DialogKind::Other`]. Serialized as that name.
 ///
 /// ```
 /// use cdp_supervisor::DialogKind;
@@ -152,6 +191,12 @@ pub enum DialogKind {
     Prompt,
     /// The page asks whether to leave (type `beforeunload`, empty message).
     BeforeUnload,
+    /// A file input's chooser (`Page.fileChooserOpened`): accepted with files, or
+    /// dismissed.
+    FileChooser,
+    /// An HTTP sign-in challenge (`Fetch.authRequired`): answered with credentials, or
+    /// dismissed (canceled).
+    HttpAuth,
     /// A type this crate does not know, kept as Chromium named it.
     Other(String),
 }
@@ -164,6 +209,8 @@ impl DialogKind {
             DialogKind::Confirm => "confirm",
             DialogKind::Prompt => "prompt",
             DialogKind::BeforeUnload => "beforeunload",
+            DialogKind::FileChooser => "file_chooser",
+            DialogKind::HttpAuth => "http_auth",
             DialogKind::Other(name) => name,
         }
     }
@@ -176,6 +223,8 @@ impl From<&str> for DialogKind {
             "confirm" => DialogKind::Confirm,
             "prompt" => DialogKind::Prompt,
             "beforeunload" => DialogKind::BeforeUnload,
+            "file_chooser" => DialogKind::FileChooser,
+            "http_auth" => DialogKind::HttpAuth,
             other => DialogKind::Other(other.to_owned()),
         }
     }
@@ -215,5 +264,40 @@ impl<'de> Deserialize<'de> for DialogKind {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
         Ok(DialogKind::from(name.as_ref()))
+    }
+}
+
+/// A password: shown nowhere (`Debug` and `Display` print `<redacted>`).
+///
+/// ```
+/// use cdp_supervisor::http_auth::Password;
+/// let p = Password::new("hunter2");
+/// assert_eq!(format!("{p:?} {p}"), "<redacted> <redacted>");
+/// assert_eq!(p.expose(), "hunter2");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(String);
+
+impl Password {
+    /// Wraps a password.
+    pub fn new(password: impl Into<String>) -> Self {
+        Password(password.into())
+    }
+
+    /// The password itself, for the one command that sends it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+impl std::fmt::Display for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
     }
 }

@@ -54,6 +54,49 @@ pub(crate) enum DialogSource {
         session_id: String,
         request_id: String,
     },
+    /// `Page.fileChooserOpened`; accepted with `DOM.setFileInputFiles` on the session
+    /// that reported it, dismissed by sending nothing (see [`crate::file_chooser`]).
+    FileChooser {
+        session_id: String,
+        backend_node_id: Option<i64>,
+    },
+    /// `Fetch.authRequired`; answered with `Fetch.continueWithAuth` on the session it
+    /// paused on (credentials, or `CancelAuth`).
+    HttpAuth {
+        session_id: String,
+        request_id: String,
+        /// A document's challenge: its session answers no command until it is answered
+        /// (see [`crate::manual::chromium_facts`], "HTTP sign-in").
+        document: bool,
+    },
+}
+
+impl DialogSource {
+    /// Whether it keeps a script waiting (a file chooser holds none: see
+    /// [`crate::manual::chromium_facts`], "File choosers").
+    fn blocks(&self) -> bool {
+        match self {
+            DialogSource::Native | DialogSource::Bridge { .. } => true,
+            DialogSource::FileChooser { .. } => false,
+            DialogSource::HttpAuth { document, .. } => *document,
+        }
+    }
+
+    /// Whether Chromium never reports its close (a bridge request, a chooser): it goes
+    /// when its frame navigates or its session detaches.
+    fn closes_silently(&self) -> bool {
+        !matches!(self, DialogSource::Native)
+    }
+
+    /// The session it lives on, when not the page's.
+    fn own_session(&self) -> Option<&str> {
+        match self {
+            DialogSource::Native => None,
+            DialogSource::Bridge { session_id, .. }
+            | DialogSource::FileChooser { session_id, .. }
+            | DialogSource::HttpAuth { session_id, .. } => Some(session_id),
+        }
+    }
 }
 
 /// A dialog that opened, as the supervisor read it.
@@ -65,6 +108,10 @@ struct NewDialog {
     pub frame_id: String,
     pub url: String,
     pub source: DialogSource,
+    /// A file chooser's mode.
+    pub mode: Option<String>,
+    /// An `http_auth` dialog's challenge.
+    pub auth: Option<crate::http_auth::AuthChallenge>,
 }
 
 /// What the dialog rules need to know about the tab (read only).
@@ -106,7 +153,7 @@ struct AnswerInFlight {
     is_prompt: bool,
     /// Whether the embedder awaits an [`Event::DialogAnswered`] for it.
     report: bool,
-    /// A bridge answer: the reply itself closes the dialog.
+    /// A bridge or file chooser answer: the reply itself closes the dialog.
     bridge: bool,
     /// The reply came (success) before the close: the answer waits for the close.
     replied_ok: bool,
@@ -160,6 +207,14 @@ pub(crate) struct Dialogs {
     answer_timeout: Duration,
     /// The tab on every dialog it records; set by the browser when the tab gets its page.
     pub tab_id: Option<Arc<str>>,
+    /// The folders a file chooser may be answered from (the configuration's).
+    pub upload_roots: Vec<String>,
+    /// Sign-in challenges: the configuration's credentials, and whether others are
+    /// pending dialogs.
+    pub http_auth: Option<crate::http_auth::HttpAuthConfig>,
+    /// The requests answered with configured credentials (session, request id), the last
+    /// [`MAX_PENDING_DIALOGS`]: a second challenge for one means they were wrong.
+    auth_tried: VecDeque<(String, String)>,
 }
 
 impl Dialogs {
@@ -172,6 +227,9 @@ impl Dialogs {
             dialog_timeout,
             answer_timeout,
             tab_id: None,
+            upload_roots: Vec::new(),
+            http_auth: None,
+            auth_tried: VecDeque::new(),
         }
     }
 
@@ -202,9 +260,14 @@ impl Dialogs {
         self.recent.len()
     }
 
-    /// The newest pending dialog: the one in the way of a command sent now.
+    /// The newest pending dialog that holds its renderer: the one in the way of a command
+    /// sent now (a file chooser holds nothing).
     pub fn newest_pending(&self) -> Option<&str> {
-        self.pending.last().map(|d| d.info.id.as_str())
+        self.pending
+            .iter()
+            .rev()
+            .find(|d| d.source.blocks())
+            .map(|d| d.info.id.as_str())
     }
 
     /// The newest pending dialog with no answer in flight: one that keeps a script from
@@ -213,7 +276,7 @@ impl Dialogs {
         self.pending
             .iter()
             .rev()
-            .find(|d| d.answer.is_none())
+            .find(|d| d.answer.is_none() && d.source.blocks())
             .map(|d| &d.info)
     }
 
@@ -222,7 +285,7 @@ impl Dialogs {
     pub fn unanswered(&self) -> impl Iterator<Item = &PendingDialog> + '_ {
         self.pending
             .iter()
-            .filter(|d| d.answer.is_none())
+            .filter(|d| d.answer.is_none() && d.source.blocks())
             .map(|d| &d.info)
     }
 
@@ -234,10 +297,10 @@ impl Dialogs {
             .map(|d| d.info.id.as_str())
     }
 
+    /// Whether a bridge dialog or a file chooser is pending (Chromium reports no close
+    /// for them when their frame goes).
     pub fn has_bridge_dialogs(&self) -> bool {
-        self.pending
-            .iter()
-            .any(|d| matches!(d.source, DialogSource::Bridge { .. }))
+        self.pending.iter().any(|d| d.source.closes_silently())
     }
 
     /// The earliest watchdog of a dialog with no answer in flight.
@@ -315,17 +378,76 @@ impl Dialogs {
             });
         }
         let id = dialog.id;
+        let is_chooser = matches!(dialog.source, DialogSource::FileChooser { .. });
+        let is_auth = matches!(dialog.source, DialogSource::HttpAuth { .. });
+        let wrong = |hint| DialogError::WrongAnswer {
+            dialog_id: id.to_string(),
+            kind: dialog.info.kind.to_string(),
+            hint,
+        };
+        let credentials = match (is_auth, answer) {
+            (true, Answer::Credentials { username, password }) => Some((username, password)),
+            (true, Answer::Accept { .. } | Answer::Files { .. }) => {
+                return Err(wrong("sign in with a username and password, or dismiss it"))
+            }
+            (false, Answer::Credentials { .. }) => {
+                return Err(wrong(
+                    "only an http_auth dialog takes credentials; accept or dismiss it",
+                ))
+            }
+            _ => None,
+        };
+        if let (
+            Some((user, password)),
+            DialogSource::HttpAuth {
+                session_id,
+                request_id,
+                ..
+            },
+        ) = (credentials, &dialog.source)
+        {
+            let params = crate::http_auth::continue_params(
+                request_id,
+                crate::http_auth::Response::Provide(user, password),
+            );
+            let session = session_id.clone();
+            return Ok(CommandId(self.send_closing_answer(
+                out,
+                id,
+                &session,
+                "Fetch.continueWithAuth",
+                params,
+                ClosedBy::Agent,
+                true,
+            )));
+        }
+        let files = match (is_chooser, answer) {
+            (true, Answer::Files { files }) => {
+                crate::file_chooser::check_upload(
+                    &self.upload_roots,
+                    files,
+                    dialog.info.mode.as_deref(),
+                )
+                .map_err(|reason| DialogError::UploadRefused {
+                    dialog_id: id.to_string(),
+                    reason,
+                })?;
+                Some(files.as_slice())
+            }
+            (true, Answer::Accept { .. }) => {
+                return Err(wrong("accept it with files (absolute paths) or dismiss it"))
+            }
+            (false, Answer::Files { .. }) if !is_auth => {
+                return Err(wrong(
+                    "only a file_chooser takes files; accept or dismiss it",
+                ))
+            }
+            _ => None,
+        };
         let accept = answer.action() == DialogAction::Accept;
-        self.send_answer(
-            out,
-            tab,
-            id,
-            accept,
-            answer.prompt_text(),
-            ClosedBy::Agent,
-            true,
-        )
-        .map(CommandId)
+        let text = answer.prompt_text();
+        self.send_answer(out, tab, id, accept, text, files, ClosedBy::Agent, true)
+            .map(CommandId)
     }
 
     /// Answers every pending dialog with no answer in flight (for a planned stop).
@@ -345,7 +467,7 @@ impl Dialogs {
         unanswered
             .into_iter()
             .filter_map(|id| {
-                self.send_answer(out, tab, id, accept, None, ClosedBy::Agent, true)
+                self.send_answer(out, tab, id, accept, None, None, ClosedBy::Agent, true)
                     .ok()
             })
             .map(CommandId)
@@ -354,7 +476,10 @@ impl Dialogs {
 
     /// Sends the answer and records it: a native dialog with `Page.handleJavaScriptDialog`,
     /// always on the page session; a bridge dialog with `Fetch.fulfillRequest` on the
-    /// session its request paused on.
+    /// session its request paused on; a file chooser with `DOM.setFileInputFiles` on the
+    /// session that reported it, or, without files (a dismissal, a policy, the watchdog),
+    /// by closing it at once with nothing sent (its answer's id is reserved, its outcome
+    /// emitted now).
     #[allow(clippy::too_many_arguments)] // each is one fact of the answer
     fn send_answer(
         &mut self,
@@ -363,12 +488,66 @@ impl Dialogs {
         id: DialogId,
         accept: bool,
         prompt_text: Option<&str>,
+        files: Option<&[String]>,
         by: ClosedBy,
         report: bool,
     ) -> Result<u64, DialogError> {
         let Some(dialog) = self.get(id) else {
             return Err(DialogError::NoDialogPending);
         };
+        if let DialogSource::HttpAuth {
+            session_id,
+            request_id,
+            ..
+        } = &dialog.source
+        {
+            // Without credentials (a dismissal, a policy, the watchdog): canceled.
+            let params =
+                crate::http_auth::continue_params(request_id, crate::http_auth::Response::Cancel);
+            let session = session_id.clone();
+            let method = "Fetch.continueWithAuth";
+            return Ok(self.send_closing_answer(out, id, &session, method, params, by, report));
+        }
+        if let DialogSource::FileChooser {
+            session_id,
+            backend_node_id,
+        } = &dialog.source
+        {
+            let upload = files.zip(*backend_node_id).filter(|_| accept);
+            let Some((files, node)) = upload else {
+                let command = out.reserve_id();
+                let outcome = self.close_and_record(out, id, by, false, None);
+                finish(out, command, report, outcome);
+                return Ok(command);
+            };
+            let session = session_id.clone();
+            let params = crate::file_chooser::set_files_params(files, node);
+            let command = out.send(
+                Some(&session),
+                "DOM.setFileInputFiles",
+                params.as_deref(),
+                Purpose::DialogAnswer,
+                self.answer_timeout,
+            );
+            self.answers.insert(
+                command,
+                AnswerInFlight {
+                    dialog: id,
+                    by,
+                    accept: true,
+                    text: None,
+                    is_prompt: false,
+                    report,
+                    bridge: true,
+                    replied_ok: false,
+                    closed: None,
+                },
+            );
+            if let Some(d) = self.get_mut(id) {
+                d.answer = Some(command);
+            }
+            return Ok(command);
+        }
         let is_prompt = dialog.info.kind == DialogKind::Prompt;
         let text = match (accept, is_prompt) {
             (true, true) => Some(
@@ -396,6 +575,10 @@ impl Dialogs {
                 let body = bridge::answer_body(accept, returned);
                 let params = bridge::fulfill_params(request_id, 200, &body);
                 (session_id.as_str(), "Fetch.fulfillRequest", params, true)
+            }
+            // Answered above.
+            DialogSource::FileChooser { .. } | DialogSource::HttpAuth { .. } => {
+                return Err(DialogError::NoDialogPending)
             }
         };
         let command = out.send(
@@ -446,7 +629,16 @@ impl Dialogs {
             frame_id: new.frame_id,
             url: new.url,
             tab_id: self.tab_id.clone(),
+            mode: new.mode,
+            auth: new.auth,
+            backend_node_id: match &new.source {
+                DialogSource::FileChooser {
+                    backend_node_id, ..
+                } => *backend_node_id,
+                _ => None,
+            },
         };
+        let blocks = new.source.blocks();
         let watchdog_at = (self.policy == DialogPolicy::MustRespond)
             .then_some(now + self.dialog_timeout.as_secs_f64());
         self.pending.push(Dialog {
@@ -458,15 +650,25 @@ impl Dialogs {
             watchdog_at,
         });
         out.emit(Event::Diff(Diff::DialogOpened { dialog: info }));
-        out.report_all_blocked(&id.to_string());
+        if blocks {
+            out.report_all_blocked(&id.to_string());
+        }
+        // A policy has no files to accept a chooser with: both policies dismiss it.
         let accept = match self.policy {
             DialogPolicy::MustRespond => return,
             DialogPolicy::AutoDismiss => false,
-            DialogPolicy::AutoAccept => true,
+            DialogPolicy::AutoAccept => blocks,
         };
-        if let Err(error) =
-            self.send_answer(out, tab, id, accept, None, ClosedBy::AutoPolicy, false)
-        {
+        if let Err(error) = self.send_answer(
+            out,
+            tab,
+            id,
+            accept,
+            None,
+            None,
+            ClosedBy::AutoPolicy,
+            false,
+        ) {
             out.warn(Warning::DialogAnswerFailed {
                 by: "auto policy",
                 dialog_id: id.to_string(),
@@ -578,6 +780,29 @@ impl Dialogs {
                 );
             }
         }
+        if let (
+            DialogSource::HttpAuth {
+                session_id,
+                request_id,
+                ..
+            },
+            None,
+        ) = (&d.source, d.answer)
+        {
+            if tab.sessions.get(session_id).is_some_and(|s| !s.crashed) {
+                let params = crate::http_auth::continue_params(
+                    request_id,
+                    crate::http_auth::Response::Cancel,
+                );
+                out.send(
+                    Some(session_id),
+                    "Fetch.continueWithAuth",
+                    params.as_deref(),
+                    Purpose::Quiet,
+                    self.answer_timeout,
+                );
+            }
+        }
         self.close_remote(out, id);
     }
 
@@ -615,7 +840,7 @@ impl Dialogs {
             .filter(|d| {
                 frames.contains(&d.info.frame_id)
                     && d.answer.is_none()
-                    && matches!(d.source, DialogSource::Bridge { .. })
+                    && d.source.closes_silently()
             })
             .map(|d| d.id)
             .collect();
@@ -630,7 +855,9 @@ impl Dialogs {
             .pending
             .iter()
             .filter(|d| {
-                matches!(&d.source, DialogSource::Bridge { session_id, .. } if sessions.contains(session_id))
+                d.source
+                    .own_session()
+                    .is_some_and(|s| sessions.iter().any(|gone| gone == s))
             })
             .map(|d| d.id)
             .collect();
@@ -668,7 +895,7 @@ impl Dialogs {
                 d.watchdog_at = None;
             }
             if let Err(error) =
-                self.send_answer(out, tab, id, false, None, ClosedBy::Watchdog, false)
+                self.send_answer(out, tab, id, false, None, None, ClosedBy::Watchdog, false)
             {
                 out.warn(Warning::DialogAnswerFailed {
                     by: "watchdog",
@@ -700,6 +927,31 @@ impl Dialogs {
                     frame_id: frame_id.to_owned(),
                     url: ev.url.to_string(),
                     source: DialogSource::Native,
+                    mode: None,
+                    auth: None,
+                };
+                self.open(out, tab, new);
+            }
+            E::AuthRequired(ev) => self.on_auth_required(out, tab, session, ev),
+            E::FileChooserOpened(ev) => {
+                let frame_id = ev.frame_id.to_string();
+                let url = tab
+                    .frames
+                    .get(&frame_id)
+                    .map(|f| f.info.url.clone())
+                    .unwrap_or_default();
+                let new = NewDialog {
+                    kind: DialogKind::FileChooser,
+                    message: String::new(),
+                    default_prompt: String::new(),
+                    frame_id,
+                    url,
+                    source: DialogSource::FileChooser {
+                        session_id: session.to_owned(),
+                        backend_node_id: ev.backend_node_id,
+                    },
+                    mode: ev.mode.as_deref().map(str::to_owned),
+                    auth: None,
                 };
                 self.open(out, tab, new);
             }
@@ -711,6 +963,144 @@ impl Dialogs {
             _ => return false,
         }
         true
+    }
+
+    // ---- HTTP sign-in ----------------------------------------------------------------
+
+    /// `Fetch.authRequired`: the configured credentials of its origin, once per request (a
+    /// second challenge means they were wrong: canceled and warned about); else, with
+    /// prompting on, a pending `http_auth` dialog; else Chromium's default.
+    fn on_auth_required(
+        &mut self,
+        out: &mut Outbox,
+        tab: TabView<'_>,
+        session: &str,
+        ev: &cdp::AuthRequired<'_>,
+    ) {
+        use crate::http_auth::{continue_params, Response};
+        let request_id = ev.request_id.as_ref();
+        let origin = ev.challenge.origin.as_ref();
+        let t = self.answer_timeout;
+        let Some(config) = &self.http_auth else {
+            let params = continue_params(request_id, Response::Default);
+            out.send(
+                Some(session),
+                "Fetch.continueWithAuth",
+                params.as_deref(),
+                Purpose::Quiet,
+                t,
+            );
+            return;
+        };
+        if let Some(creds) = config.for_origin(origin) {
+            let key = (session.to_owned(), request_id.to_owned());
+            let params = if self.auth_tried.contains(&key) {
+                out.warn(Warning::HttpAuthRejected {
+                    origin: origin.to_owned(),
+                    realm: ev.challenge.realm.to_string(),
+                });
+                continue_params(request_id, Response::Cancel)
+            } else {
+                push_ring(&mut self.auth_tried, key, MAX_PENDING_DIALOGS);
+                continue_params(
+                    request_id,
+                    Response::Provide(&creds.username, &creds.password),
+                )
+            };
+            out.send(
+                Some(session),
+                "Fetch.continueWithAuth",
+                params.as_deref(),
+                Purpose::Quiet,
+                t,
+            );
+            return;
+        }
+        if !config.prompt {
+            let params = continue_params(request_id, Response::Default);
+            out.send(
+                Some(session),
+                "Fetch.continueWithAuth",
+                params.as_deref(),
+                Purpose::Quiet,
+                t,
+            );
+            return;
+        }
+        let frame_id = ev
+            .frame_id
+            .as_deref()
+            .or(tab.page_target)
+            .unwrap_or("")
+            .to_owned();
+        let url = ev
+            .request
+            .as_ref()
+            .map(|r| r.url.to_string())
+            .unwrap_or_default();
+        let auth = crate::http_auth::AuthChallenge {
+            origin: origin.to_owned(),
+            realm: ev.challenge.realm.to_string(),
+            scheme: ev.challenge.scheme.to_string(),
+        };
+        let new = NewDialog {
+            kind: DialogKind::HttpAuth,
+            message: format!("sign in to {origin} (realm {:?})", auth.realm),
+            default_prompt: String::new(),
+            frame_id,
+            url,
+            source: DialogSource::HttpAuth {
+                session_id: session.to_owned(),
+                request_id: request_id.to_owned(),
+                document: ev.resource_type.as_deref() == Some("Document"),
+            },
+            mode: None,
+            auth: Some(auth),
+        };
+        self.open(out, tab, new);
+    }
+
+    /// Sends an answer whose reply closes its dialog (a sign-in's), and records it.
+    #[allow(clippy::too_many_arguments)] // each is one fact of the answer
+    fn send_closing_answer(
+        &mut self,
+        out: &mut Outbox,
+        id: DialogId,
+        session: &str,
+        method: &str,
+        params: Option<Box<RawValue>>,
+        by: ClosedBy,
+        report: bool,
+    ) -> u64 {
+        let accept = method == "Fetch.continueWithAuth"
+            && params
+                .as_deref()
+                .is_some_and(|p| p.get().contains("ProvideCredentials"));
+        let command = out.send(
+            Some(session),
+            method,
+            params.as_deref(),
+            Purpose::DialogAnswer,
+            self.answer_timeout,
+        );
+        self.answers.insert(
+            command,
+            AnswerInFlight {
+                dialog: id,
+                by,
+                accept,
+                text: None,
+                is_prompt: false,
+                report,
+                bridge: true,
+                replied_ok: false,
+                closed: None,
+            },
+        );
+        if let Some(d) = self.get_mut(id) {
+            d.answer = Some(command);
+        }
+        command
     }
 
     // ---- the bridge ------------------------------------------------------------------
@@ -796,6 +1186,8 @@ impl Dialogs {
                         frame_id,
                         url,
                         source,
+                        mode: None,
+                        auth: None,
                     },
                 );
             }

@@ -237,6 +237,26 @@ pub enum DialogError {
         /// What the answer asked for.
         action: DialogAction,
     },
+    /// The files of an answer to a file chooser were refused before anything was sent
+    /// (outside the allowed upload roots, missing, unreadable, too many for the input).
+    #[error("file chooser {dialog_id}: upload refused: {reason}")]
+    UploadRefused {
+        /// The chooser.
+        dialog_id: String,
+        /// Why, naming `--upload-root` when a root is missing.
+        reason: String,
+    },
+    /// The answer does not fit the dialog: files for a JavaScript dialog, or a file
+    /// chooser accepted without files.
+    #[error("{dialog_id} is {kind}: {hint}")]
+    WrongAnswer {
+        /// The dialog.
+        dialog_id: String,
+        /// Its type.
+        kind: String,
+        /// What it takes.
+        hint: &'static str,
+    },
 }
 
 impl DialogError {
@@ -254,7 +274,9 @@ impl DialogError {
             | DialogError::AnswerInFlight { dialog_id }
             | DialogError::Wedged { dialog_id }
             | DialogError::Command { dialog_id, .. }
-            | DialogError::ClosedByBrowser { dialog_id, .. } => Some(dialog_id),
+            | DialogError::ClosedByBrowser { dialog_id, .. }
+            | DialogError::UploadRefused { dialog_id, .. }
+            | DialogError::WrongAnswer { dialog_id, .. } => Some(dialog_id),
             _ => None,
         }
     }

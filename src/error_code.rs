@@ -9,7 +9,9 @@
 //! `closed_by_browser`, `malformed_input` (a browser message the core ignored),
 //! `crashed` (the tab's renderer, or a crashed OOPIF's: recover it), `no_such_tab`,
 //! `no_such_context`, `too_many_contexts` (dispose a browser context first),
-//! `url_refused` (the URL policy shut that door: the message names the flag). Other
+//! `url_refused` (the URL policy shut that door: the message names the flag),
+//! `upload_refused` (a file chooser's files are outside the allowed upload roots, missing
+//! or too many). Other
 //! layers add their own: `exception`, `blocked`, `stale_ref`.
 
 use crate::error::{CommandError, DialogError, InputError};
@@ -63,6 +65,8 @@ impl DialogError {
             DialogError::NotAttached => "not_attached",
             DialogError::NoSuchTab { .. } => "no_such_tab",
             DialogError::ClosedByBrowser { .. } => "closed_by_browser",
+            DialogError::UploadRefused { .. } => "upload_refused",
+            DialogError::WrongAnswer { .. } => "bad_request",
         }
     }
 }

@@ -86,6 +86,18 @@ pub enum Event {
     /// Something the embedder may want to log (or, for
     /// [`Warning::ForgedBridgeRequest`], act on).
     Warning(Warning),
+    /// A download completed at Chromium's `file_path` (`DIR/<guid>`): move it to a name of
+    /// its own (its suggested name, unique in the folder), then call
+    /// [`Supervisor::download_saved`](crate::Supervisor::download_saved). Only with
+    /// `DownloadConfig::embedder_renames` (in the downloads module).
+    DownloadCompleted {
+        /// The download's id (Chromium's guid).
+        id: String,
+        /// Where Chromium wrote it.
+        file_path: String,
+        /// The name the page or server suggested (untrusted: strip any folder from it).
+        suggested_filename: String,
+    },
 }
 
 /// Something that went wrong without a caller to tell: a set-up command failed, no page
@@ -206,6 +218,15 @@ pub enum Warning {
         /// Why.
         error: DialogError,
     },
+    /// An HTTP sign-in challenge came again for a request already answered with the
+    /// configured credentials: they are wrong; the request was canceled.
+    #[error("the credentials for {origin} were refused (realm {realm:?}); the request was canceled: check --http-credentials")]
+    HttpAuthRejected {
+        /// The origin that refused them.
+        origin: String,
+        /// Its realm.
+        realm: String,
+    },
 }
 
 impl Warning {
@@ -236,6 +257,7 @@ impl Warning {
             Warning::FreshBrowser { .. } => "fresh_browser",
             Warning::NoTabAfterReconnect { .. } => "no_tab_after_reconnect",
             Warning::NavigationRefused { .. } => "navigation_refused",
+            Warning::HttpAuthRejected { .. } => "http_auth_rejected",
         }
     }
 

@@ -7,6 +7,7 @@
 //! | collection | bound | beyond it |
 //! |---|---|---|
 //! | recent dialogs | [`MAX_RECENT_DIALOGS`] (20) | the oldest is forgotten |
+//! | downloads | [`MAX_DOWNLOADS`] (20) | the oldest is forgotten (its later progress is ignored) |
 //! | console errors | [`MAX_CONSOLE_ERRORS`] (50) | the oldest is forgotten; each text cut at [`MAX_CONSOLE_TEXT`] (2 000) |
 //! | console lines of one action | [`MAX_ACT_CONSOLE_LINES`] (200) | later ones are counted in `console_dropped` |
 //! | pending dialogs | [`MAX_PENDING_DIALOGS`] (64) | the oldest is given up, recorded `remote` |
@@ -45,6 +46,9 @@
 pub const MAX_PENDING_DIALOGS: usize = 64;
 /// Closed dialogs kept in `recent_dialogs` (a ring: the oldest goes).
 pub const MAX_RECENT_DIALOGS: usize = 20;
+
+/// Downloads the snapshot lists (the newest).
+pub const MAX_DOWNLOADS: usize = 20;
 /// Console errors kept (a ring: the oldest goes).
 pub const MAX_CONSOLE_ERRORS: usize = 50;
 /// Characters of one console entry's text at most; longer text is cut with an ellipsis.

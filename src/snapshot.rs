@@ -91,7 +91,8 @@ pub struct FrameTree {
 pub struct PendingDialog {
     /// `d-1`, `d-2`, ... per supervisor, never reused.
     pub id: String,
-    /// `alert`, `confirm`, `prompt` or `beforeunload`, as Chromium names it.
+    /// `alert`, `confirm`, `prompt` or `beforeunload`, as Chromium names it, or
+    /// `file_chooser`.
     #[serde(rename = "type")]
     pub kind: DialogKind,
     /// The dialog's message.
@@ -108,6 +109,15 @@ pub struct PendingDialog {
     /// The tab it belongs to (its target id).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<Arc<str>>,
+    /// A file chooser's mode: `selectSingle` (takes one file) or `selectMultiple`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// A file chooser's element: the file input's `backendNodeId` in its frame's session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend_node_id: Option<i64>,
+    /// An `http_auth` dialog's challenge: who asks, the realm, the scheme.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<crate::http_auth::AuthChallenge>,
 }
 
 /// Who closed a dialog (see [rules](crate::manual::rules), closing, and closed_by).
@@ -260,6 +270,9 @@ pub struct Snapshot {
     /// The frame trees of the tabs other than the current one, by tab id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tab_frame_trees: BTreeMap<String, FrameTree>,
+    /// The last 20 downloads, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub downloads: Vec<Download>,
 }
 
 /// Where a tab stands (see [rules](crate::manual::rules), tabs).
@@ -398,6 +411,17 @@ pub enum Diff {
         /// The current tab.
         tab_id: Option<String>,
     },
+    /// A download began (the downloads module says how they are tracked).
+    DownloadStarted {
+        /// The download.
+        download: Download,
+    },
+    /// A download completed (with its path) or was canceled (with why, when the
+    /// supervisor canceled it).
+    DownloadFinished {
+        /// The download.
+        download: Download,
+    },
 }
 
 #[doc(hidden)] // internal: the frame_tree view, public for tests
@@ -490,6 +514,7 @@ pub struct Mirror {
     next_seq: u64,
     pending: Vec<PendingDialog>,
     recent: VecDeque<ClosedDialog>,
+    downloads: VecDeque<Download>,
 }
 
 /// What the mirror knows of one tab.
@@ -540,6 +565,16 @@ impl Mirror {
                 MAX_CONSOLE_ERRORS,
             ),
             Diff::Page { tab_id, page } => self.tab(tab_id).page = page.clone(),
+            Diff::DownloadStarted { download } | Diff::DownloadFinished { download } => {
+                match self.downloads.iter_mut().find(|d| d.id == download.id) {
+                    Some(known) => *known = download.clone(),
+                    None => push_ring(
+                        &mut self.downloads,
+                        download.clone(),
+                        crate::limits::MAX_DOWNLOADS,
+                    ),
+                }
+            }
             Diff::TabOpened { tab } | Diff::TabUpdated { tab } => {
                 if !self.tab_order.contains(&tab.tab_id) {
                     self.tab_order.push(tab.tab_id.clone());
@@ -598,6 +633,7 @@ impl Mirror {
                 .filter_map(|id| self.tabs.get(id)?.info.clone())
                 .collect(),
             tab_frame_trees,
+            downloads: self.downloads.iter().cloned().collect(),
         }
     }
 }
@@ -608,4 +644,58 @@ pub(crate) fn push_ring<T>(ring: &mut VecDeque<T>, item: T, cap: usize) {
         ring.pop_front();
     }
     ring.push_back(item);
+}
+
+/// Where a download stands.
+///
+/// ```
+/// use cdp_supervisor::downloads::DownloadState;
+/// assert_eq!(serde_json::to_string(&DownloadState::InProgress)?, r#""in_progress""#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DownloadState {
+    /// Still arriving.
+    InProgress,
+    /// The whole file is written (at `path`).
+    Completed,
+    /// Canceled (by the size limit, the page, or the browser); no file is left.
+    Canceled,
+}
+
+/// One download, as the snapshot lists it.
+///
+/// ```
+/// use cdp_supervisor::downloads::{Download, DownloadState};
+/// let d = Download { id: "g".into(), tab_id: None, url: "http://a.test/f".into(),
+///     suggested_filename: "f".into(), path: None, state: DownloadState::InProgress,
+///     received_bytes: 0, total_bytes: 0, error: None };
+/// assert_eq!(serde_json::to_value(&d)?["state"], "in_progress");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Download {
+    /// Chromium's guid for it.
+    pub id: String,
+    /// The tab whose frame started it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<Arc<str>>,
+    /// What was downloaded (a `blob:` or `data:` URL for one made by script).
+    pub url: String,
+    /// The name the page or server suggested.
+    pub suggested_filename: String,
+    /// Where the file is, once completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Where it stands.
+    pub state: DownloadState,
+    /// Bytes received, as of its last diff (the start or the end).
+    pub received_bytes: u64,
+    /// Its size, when known (0: unknown).
+    pub total_bytes: u64,
+    /// Why it was canceled, when the supervisor canceled it, or why its file could not be
+    /// saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }

@@ -23,6 +23,7 @@ use crate::command::{CommandId, InFlight, Purpose, TabKey};
 use crate::config::Config;
 use crate::contexts::Contexts;
 use crate::dialog::{Answer, DialogAction, DialogPolicy};
+use crate::downloads::Downloads;
 use crate::error::{CommandError, DialogError, InputError};
 use crate::evaluate::{EvalError, Evaluation};
 use crate::event::{Event, Output, Warning};
@@ -45,6 +46,8 @@ mod step {
     pub const TARGET_INFO: u16 = 4;
     /// Opening a tab in a fresh browser that has none (after a reconnect).
     pub const OPEN_FRESH: u16 = 5;
+    /// Denying every permission but the granted ones.
+    pub const PERMISSIONS: u16 = 6;
 }
 
 /// The sans-IO supervisor of a Chromium browser and every tab in it. See the crate docs
@@ -100,6 +103,8 @@ pub struct Supervisor {
     stop_deadline: Option<f64>,
     /// The browser contexts this supervisor created, and its context commands in flight.
     contexts: Contexts,
+    /// The browser's downloads, and the actions' answers held for them.
+    downloads: Downloads,
 }
 
 /// Each tab's next deadline, with the earliest found without a walk over every tab.
@@ -172,6 +177,7 @@ impl Supervisor {
             destroyed_last: None,
             stop_deadline: None,
             contexts: Contexts::default(),
+            downloads: Downloads::default(),
         }
     }
 
@@ -191,6 +197,19 @@ impl Supervisor {
             Purpose::Browser(step::GET_TARGETS),
             t,
         );
+        let downloads = self.env.config.downloads.as_ref();
+        self.downloads.set_up(&mut self.out, downloads, t);
+        if let Some(permissions) = &self.env.config.permissions {
+            let params = crate::permissions::grant_params(permissions, None);
+            let purpose = Purpose::Browser(step::PERMISSIONS);
+            self.out.send(
+                None,
+                "Browser.grantPermissions",
+                params.as_deref(),
+                purpose,
+                t,
+            );
+        }
     }
 
     /// The WebSocket closed: every command in flight fails, pending dialogs close
@@ -229,6 +248,7 @@ impl Supervisor {
         }
         self.session_owner.clear();
         self.contexts.connection_closed();
+        self.downloads.on_disconnected(&mut self.out);
         self.after_input();
     }
 
@@ -260,6 +280,7 @@ impl Supervisor {
         for key in self.tab_deadlines.due(now) {
             self.with_tab(key, |tab, out, env| tab.handle_timeout(out, env, now));
         }
+        self.downloads.on_timeout(&mut self.out, now);
         self.after_input();
     }
 
@@ -317,6 +338,7 @@ impl Supervisor {
             self.out.commands_in_flight.next_deadline(),
             self.tab_deadlines.next(),
         );
+        let next = min(next, self.downloads.next_deadline());
         // A stop's grace deadline, until it has passed (then the stop is ready).
         min(next, self.stop_deadline.filter(|d| *d > self.out.now()))
     }
@@ -839,6 +861,22 @@ impl Supervisor {
         r
     }
 
+    /// The embedder saved a completed download (see [`Event::DownloadCompleted`]): at
+    /// `saved`'s path, or not (why). The download finishes (`download_finished`) with that
+    /// path or error. Whether the download was waiting for it.
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// let mut sup = Supervisor::new(Config::default());
+    /// assert!(!sup.download_saved(0.0, "no-such-guid", Ok("/tmp/x".into())));
+    /// ```
+    pub fn download_saved(&mut self, now: f64, id: &str, saved: Result<String, String>) -> bool {
+        self.out.advance(now);
+        let waiting = self.downloads.saved(&mut self.out, id, saved);
+        self.after_input();
+        waiting
+    }
+
     /// Answers every pending dialog of every tab that has no answer in flight, for a
     /// planned stop (a dialog left open wedges its tab for the next client). Returns the
     /// answers sent.
@@ -940,6 +978,7 @@ impl Supervisor {
         self.out.advance(now);
         let key = self.key_of(tab_id)?;
         let navigates = matches!(action, Action::Navigate { .. });
+        let budget_end = self.out.now() + options.timeout.as_secs_f64();
         if let Some(dialog) = self.shared_renderer_pending(key).filter(|_| !navigates) {
             return Err(ActError::Blocked {
                 dialog_id: dialog.id,
@@ -949,6 +988,7 @@ impl Supervisor {
             .with_tab(key, |tab, out, env| tab.act(out, env, action, options))
             .unwrap_or(Err(ActError::Command(CommandError::NotAttached)))?;
         self.acts_running.insert(id.0, (key, Vec::new()));
+        self.downloads.act_started(id.0, budget_end);
         self.after_input();
         Ok(id)
     }
@@ -986,6 +1026,7 @@ impl Supervisor {
             page: current.and_then(|t| t.page_info(&self.env)),
             tabs: self.tabs(),
             tab_frame_trees,
+            downloads: self.downloads.list(),
         }
     }
 
@@ -1403,6 +1444,30 @@ impl Supervisor {
         use CdpEvent as E;
         let key = match (&*event, session) {
             (E::AttachedToTarget(_), None) => return self.on_browser_attached(event),
+            (E::DownloadWillBegin(ev), _) => {
+                let key = self
+                    .tabs
+                    .values()
+                    .find(|t| t.has_frame(&ev.frame_id))
+                    .map(|t| t.key);
+                let tab_id = key
+                    .and_then(|k| self.tabs.get(&k))
+                    .map(|t| t.tab_id.clone());
+                let act = key.and_then(|k| {
+                    let mut acts = self.acts_running.iter().filter(|(_, (t, _))| *t == k);
+                    acts.next_back().map(|(id, _)| *id)
+                });
+                self.downloads.on_will_begin(&mut self.out, tab_id, act, ev);
+                return Ok(());
+            }
+            (E::DownloadProgress(ev), _) => {
+                let (config, t) = (
+                    self.env.config.downloads.as_ref(),
+                    self.env.config.setup_timeout,
+                );
+                self.downloads.on_progress(&mut self.out, config, t, ev);
+                return Ok(());
+            }
             (E::TargetInfoChanged(ev), _) => {
                 let info = &ev.target_info;
                 self.on_target_info(info);
@@ -1725,7 +1790,16 @@ impl Supervisor {
         self.session_owner.retain(|_, k| *k != key);
         self.tab_deadlines.set(key, None);
         self.recently_current.retain(|k| *k != key);
-        self.acts_running.retain(|_, (k, _)| *k != key);
+        let gone: Vec<u64> = self
+            .acts_running
+            .iter()
+            .filter(|(_, (k, _))| *k == key)
+            .map(|(id, _)| *id)
+            .collect();
+        for act in gone {
+            self.acts_running.remove(&act);
+            self.downloads.act_gone(act);
+        }
         self.over_bound.clear();
         if self.destroyed_last == Some(key) {
             self.destroyed_last = None;
@@ -2012,6 +2086,22 @@ impl Supervisor {
         }
         if let (Some(title), Some(tab)) = (title, self.tabs.get_mut(&key)) {
             tab.title = title;
+        }
+        // Each answer names the downloads its action began; one still arriving holds it.
+        let finished_acts = self
+            .out
+            .events
+            .iter()
+            .skip(mark)
+            .any(|e| matches!(e, Event::ActFinished { .. }));
+        if finished_acts {
+            let now = self.out.now();
+            let tail: Vec<Event> = self.out.events.drain(mark..).collect();
+            for event in tail {
+                if let Some(event) = self.downloads.on_act_finished(event, now) {
+                    self.out.events.push_back(event);
+                }
+            }
         }
     }
 

@@ -102,6 +102,8 @@ impl TabSupervisor {
         let config = &env.config;
         let mut dialogs = Dialogs::new(config.policy, config.dialog_timeout, config.setup_timeout);
         dialogs.tab_id = Some(Arc::clone(&tab_id));
+        dialogs.upload_roots.clone_from(&config.upload_roots);
+        dialogs.http_auth.clone_from(&config.http_auth);
         let mut tab = Tab::default();
         tab.tab_id = Some(Arc::clone(&tab_id));
         TabSupervisor {
@@ -528,6 +530,11 @@ impl TabSupervisor {
     /// actions and evaluates are stalled by it and end as blocked.
     pub fn on_shared_dialog(&mut self, out: &mut Outbox, env: &TabEnv, dialog: &PendingDialog) {
         self.cascade(out, env).offer_shared_dialog(dialog);
+    }
+
+    /// Whether the tab knows frame `frame_id` (a download names the frame that began it).
+    pub fn has_frame(&self, frame_id: &str) -> bool {
+        self.tab.frames.get(frame_id).is_some()
     }
 
     /// Whether dialog `id` is one of this tab's pending dialogs.

@@ -37,7 +37,8 @@ fn fact1_attach_picks_the_page_target_and_sets_up_in_order() {
             "Page.enable",
             "Runtime.enable",
             "Page.getFrameTree",
-            "Target.setAutoAttach"
+            "Target.setAutoAttach",
+            "Page.setInterceptFileChooserDialog"
         ]
     );
     let auto = h.last_sent("Target.setAutoAttach");
@@ -104,6 +105,7 @@ fn fact2_oopif_child_is_set_up_pipelined_then_resumed_last() {
             "Runtime.enable",
             "Page.getFrameTree",
             "Target.setAutoAttach",
+            "Page.setInterceptFileChooserDialog",
             "Runtime.runIfWaitingForDebugger"
         ]
     );

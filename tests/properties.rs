@@ -99,6 +99,12 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::NewContext),
         2 => p().prop_map(|context| Op::NewTabInContext { context }),
         1 => p().prop_map(|context| Op::DisposeContext { context }),
+        // Every way a page waits for a person.
+        2 => (p(), b()).prop_map(|(frame, multiple)| Op::FileChooser { frame, multiple }),
+        2 => (p(), p(), p()).prop_map(|(frame, guid, step)| Op::Download { frame, guid, step }),
+        2 => (p(), b(), b(), prop::bool::weighted(0.3)).prop_map(|(frame, known_origin, document, again)| {
+            Op::AuthChallenge { frame, known_origin, document, again }
+        }),
     ]
 }
 

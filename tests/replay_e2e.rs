@@ -424,3 +424,35 @@ fn act_alert_and_navigate_through_a_confirm() {
         Some(PageState::Live)
     );
 }
+
+/// The raw-CDP file chooser probe (`recipes/file-chooser.py`): every chooser Chromium
+/// reported, on the page session and on the OOPIF's, becomes a pending `file_chooser` of
+/// its own frame; the answers the probe sent close none of them here (the supervisor sent
+/// none), so the choosers stay pending with their mode and element.
+#[test]
+fn file_chooser_probe_replays_as_pending_choosers() {
+    let run = run("file-chooser");
+    let opened: Vec<(String, Option<String>)> = run
+        .diffs()
+        .filter_map(|d| match d {
+            Diff::DialogOpened { dialog } => Some((dialog.kind.to_string(), dialog.mode.clone())),
+            _ => None,
+        })
+        .collect();
+    assert!(opened.len() >= 5, "{opened:?}");
+    assert!(opened.iter().all(|(k, _)| k == "file_chooser"));
+    assert!(opened
+        .iter()
+        .any(|(_, m)| m.as_deref() == Some("selectMultiple")));
+    let frames: std::collections::BTreeSet<String> = run
+        .snapshot
+        .pending_dialogs
+        .iter()
+        .map(|d| d.frame_id.clone())
+        .collect();
+    assert_eq!(
+        frames.len(),
+        2,
+        "the top frame's and the OOPIF's: {frames:?}"
+    );
+}

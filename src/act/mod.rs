@@ -515,6 +515,10 @@ pub struct ActResult {
     /// them is the current tab now.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opened_tabs: Vec<String>,
+    /// The downloads that began in the tab while the action ran, as they stand when it
+    /// answers (it waits, within its budget, for them to finish).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub downloads: Vec<crate::snapshot::Download>,
 }
 
 /// Where an action's time went, in seconds: locating the target and the input until its

@@ -8,7 +8,8 @@
 //!    first. A page handed over is resumed last, after step 3.
 //! 3. On the page session, pipelined: `Page.enable` (its own deadline: no reply within
 //!    `enable_timeout` reports the page blocked), `Runtime.enable`, `Page.getFrameTree`
-//!    (seeds the frames of a loaded page), `Target.setAutoAttach`, and the bridge set-up.
+//!    (seeds the frames of a loaded page), `Target.setAutoAttach`,
+//!    `Page.setInterceptFileChooserDialog`, and the bridge set-up.
 //! 4. Each child (OOPIF) session gets the same set-up, then
 //!    `Runtime.runIfWaitingForDebugger` last; workers only the resume; service workers
 //!    the resume and a detach.
@@ -250,8 +251,9 @@ impl AttachFlow {
         self.set_up_domains(ctx, session_id);
     }
 
-    /// `Runtime.enable`, `Page.getFrameTree`, `Target.setAutoAttach` and the bridge on a
-    /// page or iframe session, pipelined without waiting for replies.
+    /// `Runtime.enable`, `Page.getFrameTree`, `Target.setAutoAttach`, the file chooser
+    /// interception and the bridge on a page or iframe session, pipelined without waiting
+    /// for replies.
     fn set_up_domains(&mut self, ctx: &mut FlowCtx<'_>, session_id: &str) {
         let s = Some(session_id);
         let t = ctx.config.setup_timeout;
@@ -267,6 +269,16 @@ impl AttachFlow {
             s,
             "Target.setAutoAttach",
             auto_attach.as_deref(),
+            tag(step::SETUP),
+            t,
+        );
+        // No chooser may wait for a person: each is reported, on this session, as a
+        // pending file_chooser.
+        let intercept = crate::file_chooser::intercept_params();
+        out.send(
+            s,
+            "Page.setInterceptFileChooserDialog",
+            intercept.as_deref(),
             tag(step::SETUP),
             t,
         );
@@ -286,7 +298,15 @@ impl AttachFlow {
             );
             let eval = to_raw(&cdp::EvaluateParams { expression: source });
             out.send(s, "Runtime.evaluate", eval.as_deref(), tag(step::QUIET), t);
-            let fetch = bridge::fetch_enable_params();
+            if ctx.config.http_auth.is_none() {
+                let fetch = bridge::fetch_enable_params();
+                out.send(s, "Fetch.enable", fetch.as_deref(), tag(step::SETUP), t);
+            }
+        }
+        if ctx.config.http_auth.is_some() {
+            // Every request pauses (the bridge's among them) and every sign-in challenge
+            // comes as Fetch.authRequired; the dialogs' rules continue the rest at once.
+            let fetch = crate::http_auth::fetch_enable_params();
             out.send(s, "Fetch.enable", fetch.as_deref(), tag(step::SETUP), t);
         }
     }

@@ -53,6 +53,16 @@ pub fn config(bridge: bool) -> Config {
     config.max_commands_in_flight = 8;
     config.max_tabs = MAX_TABS;
     config.dialog_timeout = Duration::from_secs(60);
+    config.upload_roots = vec!["/up".into()];
+    let mut downloads = cdp_supervisor::downloads::DownloadConfig::new("/dl");
+    downloads.max_bytes = 1000;
+    config.downloads = Some(downloads);
+    config.permissions = Some(cdp_supervisor::permissions::PermissionConfig::deny_all());
+    let mut auth = cdp_supervisor::http_auth::HttpAuthConfig::default();
+    auth.credentials
+        .push(cdp_supervisor::http_auth::Credentials::parse("http://a.test=u:p").unwrap());
+    auth.prompt = true;
+    config.http_auth = Some(auth);
     config
 }
 
@@ -217,6 +227,21 @@ pub enum Op {
     /// Chromium closes its tabs (the trace `tabs-contexts`); the model keeps one tab, so a
     /// dispose that would close every tab is refused.
     DisposeContext { context: Pick },
+    /// A file input's chooser opens in a frame, reported on the session of its document
+    ///, for a single or a `multiple` input.
+    FileChooser { frame: Pick, multiple: bool },
+    /// A download of a frame, at browser level: it begins (`step` 0), progresses
+    /// past the size limit (1), completes (2) or is canceled (3); `guid` picks one of four.
+    Download { frame: Pick, guid: Pick, step: u8 },
+    /// An HTTP sign-in challenge on the session of a frame's document: of the
+    /// origin with credentials (answered with them; twice: canceled) or another (a pending
+    /// `http_auth`), for the document or a subresource; `again` repeats the last request.
+    AuthChallenge {
+        frame: Pick,
+        known_origin: bool,
+        document: bool,
+        again: bool,
+    },
 }
 
 /// How the browser answers a command.
@@ -1946,6 +1971,13 @@ impl Driver {
                     DialogAction::Dismiss
                 };
                 let prompt = text.then_some("typed \"text\"");
+                // One text answer in two that accepts answers with a file instead (a file
+                // chooser takes it; any other dialog refuses it).
+                let answer = if accept && text && dialog % 2 == 1 {
+                    cdp_supervisor::Answer::upload(["/up/a.txt"])
+                } else {
+                    cdp_supervisor::Answer::new(action, prompt)
+                };
                 // Most answers that name a tab name the dialog's; one in four another
                 // (listed, closed or unknown).
                 let tab_id = match (tab % 8, &id, pending.first()) {
@@ -1954,12 +1986,9 @@ impl Driver {
                     }
                     _ => self.pick_tab_id(tab),
                 };
-                let result = self.sup.respond_dialog_in(
-                    self.now,
-                    tab_id.as_deref(),
-                    cdp_supervisor::Answer::new(action, prompt),
-                    id.as_deref(),
-                );
+                let result =
+                    self.sup
+                        .respond_dialog_in(self.now, tab_id.as_deref(), answer, id.as_deref());
                 self.log(|| format!("respond_dialog {tab_id:?} {id:?} -> {result:?}"));
                 if let Ok(answer) = result {
                     self.answers.insert(answer.0, 0);
@@ -2032,6 +2061,79 @@ impl Driver {
             }
             Op::Junk { kind, pick } => self.junk(kind, pick),
             Op::RequestPaused { frame, url, kind } => self.pause_request(frame, url, kind),
+            Op::FileChooser { frame, multiple } => {
+                let frame = self.tab.pick_frame(frame);
+                let session = self
+                    .tab
+                    .doc_session(&frame)
+                    .unwrap_or_else(|| "S-unknown-chooser".into());
+                let mode = if multiple {
+                    "selectMultiple"
+                } else {
+                    "selectSingle"
+                };
+                let params =
+                    format!(r#"{{"frameId":"{frame}","mode":"{mode}","backendNodeId":7}}"#);
+                let _ = self.feed(&event(Some(&session), "Page.fileChooserOpened", &params));
+            }
+            Op::AuthChallenge {
+                frame,
+                known_origin,
+                document,
+                again,
+            } => {
+                let frame = self.tab.pick_frame(frame);
+                let session = self
+                    .tab
+                    .doc_session(&frame)
+                    .unwrap_or_else(|| "S-unknown-auth".into());
+                let request = if again {
+                    "R-auth-again".to_owned()
+                } else {
+                    self.tab.fresh("R-auth")
+                };
+                let origin = if known_origin {
+                    "http://a.test"
+                } else {
+                    "http://other.test"
+                };
+                let kind = if document { "Document" } else { "Image" };
+                let params = format!(
+                    r#"{{"requestId":"{request}","request":{{"url":"{origin}/x","method":"GET","headers":{{}}}},"frameId":"{frame}","resourceType":"{kind}","authChallenge":{{"source":"Server","origin":"{origin}","scheme":"basic","realm":"r"}}}}"#
+                );
+                let _ = self.feed(&event(Some(&session), "Fetch.authRequired", &params));
+            }
+            Op::Download { frame, guid, step } => {
+                let frame = self.tab.pick_frame(frame);
+                let guid = format!("g-{}", guid % 4);
+                let (method, params) = match step % 4 {
+                    0 => (
+                        "Browser.downloadWillBegin",
+                        format!(
+                            r#"{{"frameId":"{frame}","guid":"{guid}","url":"http://a.test/f","suggestedFilename":"f"}}"#
+                        ),
+                    ),
+                    1 => (
+                        "Browser.downloadProgress",
+                        format!(
+                            r#"{{"guid":"{guid}","receivedBytes":10,"totalBytes":5000,"state":"inProgress"}}"#
+                        ),
+                    ),
+                    2 => (
+                        "Browser.downloadProgress",
+                        format!(
+                            r#"{{"guid":"{guid}","receivedBytes":10,"totalBytes":10,"state":"completed","filePath":"/dl/{guid}"}}"#
+                        ),
+                    ),
+                    _ => (
+                        "Browser.downloadProgress",
+                        format!(
+                            r#"{{"guid":"{guid}","receivedBytes":0,"totalBytes":5000,"state":"canceled"}}"#
+                        ),
+                    ),
+                };
+                let _ = self.feed(&event(None, method, &params));
+            }
             Op::PopupOpened {
                 opener,
                 cross_site,
@@ -2939,7 +3041,17 @@ impl Driver {
                     // Close attribution: a close the answer is credited with agrees with
                     // it; one it is not credited with says what the answer asked.
                     let accept = self.answer_accepts.get(&id.0).copied();
+                    // A file chooser or a sign-in accepted without files or credentials (a
+                    // settle's accept) can only be dismissed (SPEC §17).
+                    let takes_more = |d: &cdp_supervisor::ClosedDialog| {
+                        matches!(
+                            d.kind,
+                            cdp_supervisor::DialogKind::FileChooser
+                                | cdp_supervisor::DialogKind::HttpAuth
+                        ) && !d.accepted
+                    };
                     match outcome {
+                        Ok(d) if takes_more(d) => {}
                         Ok(d) if d.closed_by == cdp_supervisor::ClosedBy::Agent => assert_eq!(
                             Some(d.accepted),
                             accept,
@@ -3094,6 +3206,7 @@ impl Driver {
                 "pending per tab {per_tab:?}"
             );
             assert!(t.recent_dialogs <= 20, "recent {t:?}");
+            assert!(snapshot.downloads.len() <= 20, "downloads");
             assert!(t.console_errors <= 50 * tabs, "console {t:?}");
             assert_eq!(
                 (t.queued_transmits, t.queued_events),

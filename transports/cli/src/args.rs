@@ -3,6 +3,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use cdp_supervisor::downloads::DownloadConfig;
+use cdp_supervisor::http_auth::{Credentials, HttpAuthConfig};
+use cdp_supervisor::permissions::{PermissionConfig, WEB_NAMES};
 use cdp_supervisor::{BridgeConfig, Config, DialogPolicy};
 
 const USAGE: &str = "\
@@ -10,13 +13,19 @@ usage:
   cdp-supervise watch [--cdp URL | --grid URL] [--url PAGE | --demo]
                       [--policy must_respond|auto_dismiss|auto_accept]
                       [--dialog-timeout SECS] [--bridge] [--record TRACE.jsonl]
-                      [--format text|json]
+                      [--format text|json] [--upload-root DIR]...
+                      [--downloads DIR] [--max-download-bytes N]
+                      [--grant-permissions LIST] [--http-credentials ORIGIN=USER:PASS]...
+                      [--http-auth]
   cdp-supervise replay TRACE.jsonl [--policy ...] [--dialog-timeout SECS] [--bridge]
   cdp-supervise mcp [--cdp URL | --grid URL] [--fallback-local] [--policy ...] [--bridge]
                     [--headed] [--lazy] [--port P [--host 127.0.0.1] [--auth-token T]
                     [--idle-timeout SECS] [--shared-context] [--max-sessions N]]
   watch and mcp, a remote browser: [--cdp-header 'NAME: VALUE']... [--heartbeat SECS]
                     [--grid-capabilities JSON] [--grid-timeout SECS]
+  watch and mcp, what a page waits for: [--upload-root DIR]... [--downloads DIR]
+                    [--max-download-bytes N] [--grant-permissions LIST]
+                    [--http-credentials ORIGIN=USER:PASS]... [--http-auth]
 
 watch: supervise a tab; diffs and results as JSON lines on stdout, commands as JSON
 lines on stdin (snapshot, dialog, cdp, policy, recover, settle, stop).
@@ -42,7 +51,19 @@ http(s)://HOST:PORT. --cdp-header: sent on the WebSocket upgrade and /json/versi
 se:cdp supervised, and the session deleted at exit, on errors and on SIGINT/SIGTERM;
 --grid-timeout: how long to wait in the Grid's queue (default 60).
 --bridge: answer dialogs through the dialog bridge (for proxies that close native
-dialogs); watch makes a random secret, replay reuses the one the trace recorded.";
+dialogs); watch makes a random secret, replay reuses the one the trace recorded.
+--upload-root DIR (repeatable): a file chooser may be answered with files under DIR
+(symlinks resolved); without it every upload is refused. Choosers are always intercepted:
+each is a pending file_chooser dialog, answered with a dialog command with files.
+--downloads DIR: where downloads go (default: a fresh folder under the system temp
+folder, named on stderr at start and kept); each is saved under its suggested name.
+--max-download-bytes N: a larger download is canceled and reported (default 1 GiB).
+--grant-permissions LIST: permissions pages get (comma-separated: geolocation,
+clipboard-read, camera, ...); every other one is denied for every origin, never prompted.
+--http-credentials ORIGIN=USER:PASS (repeatable): answers that origin's HTTP sign-in
+challenges once (wrong ones are canceled and reported); --http-auth: other challenges
+become pending http_auth dialogs (answer with username and password). Either pauses
+every request briefly (see the manual, HTTP sign-in). Credentials are never printed.";
 
 /// How long the demo's must_respond dialogs stay before the watchdog dismisses them,
 /// unless --dialog-timeout says otherwise: shorter than the demo's interval so a viewer
@@ -98,6 +119,18 @@ pub struct Args {
     /// `watch`'s output: `Some(true)` text for a person, `Some(false)` JSON lines, `None`
     /// text when stdout is a terminal.
     pub text_format: Option<bool>,
+    /// `--upload-root DIR`, repeatable: the folders a file chooser may upload from.
+    pub upload_roots: Vec<String>,
+    /// `--downloads DIR` (absolute).
+    pub downloads: Option<String>,
+    /// `--max-download-bytes N`.
+    pub max_download_bytes: Option<u64>,
+    /// `--grant-permissions LIST`, split.
+    pub grant_permissions: Vec<String>,
+    /// `--http-credentials ORIGIN=USER:PASS`, repeatable.
+    pub http_credentials: Vec<Credentials>,
+    /// `--http-auth`: other challenges are pending dialogs.
+    pub http_auth: bool,
     /// How to reach a remote browser: `--grid`, its capabilities and queue timeout,
     /// `--cdp-header`, `--heartbeat`.
     pub remote: RemoteArgs,
@@ -176,6 +209,49 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
                 args.dialog_timeout = Some(secs);
             }
             "--bridge" => args.bridge = true,
+            "--upload-root" if watch || mcp => {
+                let dir = value("--upload-root")?;
+                let absolute = std::path::absolute(&dir)
+                    .map_err(|e| usage(format!("--upload-root {dir:?}: {e}")))?;
+                args.upload_roots
+                    .push(absolute.to_string_lossy().into_owned());
+            }
+            "--downloads" if watch || mcp => {
+                let dir = value("--downloads")?;
+                let absolute = std::path::absolute(&dir)
+                    .map_err(|e| usage(format!("--downloads {dir:?}: {e}")))?;
+                args.downloads = Some(absolute.to_string_lossy().into_owned());
+            }
+            "--http-credentials" if watch || mcp => {
+                let spec = value("--http-credentials")?;
+                // The error names the flag, never the password.
+                let creds = Credentials::parse(&spec)
+                    .map_err(|e| usage(format!("--http-credentials: {e}")))?;
+                args.http_credentials.push(creds);
+            }
+            "--http-auth" if watch || mcp => args.http_auth = true,
+            "--grant-permissions" if watch || mcp => {
+                for name in value("--grant-permissions")?.split(',').map(str::trim) {
+                    let known = WEB_NAMES.iter().any(|(w, c)| *w == name || *c == name);
+                    if !known {
+                        let names: Vec<&str> = WEB_NAMES.iter().map(|(w, _)| *w).collect();
+                        return Err(usage(format!(
+                            "--grant-permissions: unknown permission {name:?}; known: {}",
+                            names.join(", ")
+                        )));
+                    }
+                    args.grant_permissions.push(name.to_owned());
+                }
+            }
+            "--max-download-bytes" if watch || mcp => {
+                let v = value("--max-download-bytes")?;
+                let n = v.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    usage(format!(
+                        "--max-download-bytes {v:?}: give a number of bytes > 0"
+                    ))
+                })?;
+                args.max_download_bytes = Some(n);
+            }
             "--cdp" if watch || mcp => args.cdp = Some(value("--cdp")?),
             "--grid" if watch || mcp => args.remote.grid = Some(value("--grid")?),
             "--grid-capabilities" if watch || mcp => {
@@ -287,6 +363,22 @@ pub fn config(args: &Args) -> Config {
     let mut config = Config::default();
     config.policy = args.policy;
     config.bridge = args.bridge.then(BridgeConfig::default);
+    config.upload_roots.clone_from(&args.upload_roots);
+    if args.command == "watch" || args.command == "mcp" {
+        let dir = args.downloads.clone().unwrap_or_else(fresh_downloads_dir);
+        let mut downloads = DownloadConfig::new(dir);
+        if let Some(max) = args.max_download_bytes {
+            downloads.max_bytes = max;
+        }
+        config.downloads = Some(downloads);
+        config.permissions = Some(PermissionConfig::grant(args.grant_permissions.clone()));
+    }
+    if args.http_auth || !args.http_credentials.is_empty() {
+        let mut auth = HttpAuthConfig::default();
+        auth.credentials.clone_from(&args.http_credentials);
+        auth.prompt = args.http_auth;
+        config.http_auth = Some(auth);
+    }
     if let Some(secs) = args.dialog_timeout {
         // A float-to-integer `as` saturates: a huge value is a very long timeout.
         config.dialog_timeout = Duration::from_micros((secs * 1e6) as u64);
@@ -294,6 +386,26 @@ pub fn config(args: &Args) -> Config {
         config.dialog_timeout = Duration::from_secs(DEMO_DIALOG_TIMEOUT_S);
     }
     config
+}
+
+/// A fresh folder for downloads under the system temp folder, named on stderr (it is kept
+/// at exit: the files are the user's).
+fn fresh_downloads_dir() -> String {
+    let base = std::env::temp_dir();
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let dir = base.join(format!(
+        "cdp-supervise-downloads-{}-{stamp}",
+        std::process::id()
+    ));
+    let dir = dir.to_string_lossy().into_owned();
+    match std::fs::create_dir_all(&dir) {
+        Ok(()) => eprintln!("cdp-supervise: downloads go to {dir}"),
+        Err(e) => eprintln!("cdp-supervise: cannot create the downloads folder {dir}: {e}"),
+    }
+    dir
 }
 
 /// The warning when `--fallback-local` replaces a `--cdp` endpoint that cannot be reached

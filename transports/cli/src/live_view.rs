@@ -285,6 +285,9 @@ mod tests {
             frame_id: "B".into(),
             url: String::new(),
             tab_id: Some("B".into()),
+            mode: None,
+            backend_node_id: None,
+            auth: None,
         };
         let line = view.line(&Diff::DialogOpened { dialog }).unwrap();
         assert!(

@@ -35,7 +35,9 @@ pub enum Command {
     Snapshot,
     /// `{"cmd":"policy","policy":"auto_dismiss"}`.
     Policy(DialogPolicy),
-    /// `{"cmd":"dialog","action":"accept","prompt_text":"x","dialog_id":"d-1"}`.
+    /// `{"cmd":"dialog","action":"accept","prompt_text":"x","dialog_id":"d-1"}`; a file
+    /// chooser: `{"cmd":"dialog","files":["/abs/path"],"dialog_id":"d-2"}` (accept is
+    /// then the default action).
     Dialog {
         /// Accept or dismiss.
         action: DialogAction,
@@ -43,6 +45,10 @@ pub enum Command {
         prompt_text: Option<String>,
         /// Which dialog; `None` for the single pending one.
         dialog_id: Option<String>,
+        /// A file chooser's files (absolute paths under an `--upload-root`).
+        files: Option<Vec<String>>,
+        /// An `http_auth` dialog's `username` and `password`.
+        credentials: Option<(String, cdp_supervisor::http_auth::Password)>,
     },
     /// `{"cmd":"settle","action":"dismiss"}` (dismiss when absent).
     Settle(DialogAction),
@@ -206,11 +212,42 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
                 .and_then(|p| p.parse::<DialogPolicy>())
                 .map_err(fail)?,
         ),
-        "dialog" => Command::Dialog {
-            action: action("")?,
-            prompt_text: opt_str("prompt_text")?,
-            dialog_id: opt_str("dialog_id")?,
-        },
+        "dialog" => {
+            let files = match request.get("files") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(items)) => Some(
+                    items
+                        .iter()
+                        .map(|f| f.as_str().map(str::to_owned))
+                        .collect::<Option<Vec<String>>>()
+                        .ok_or_else(|| fail("\"files\" must be an array of paths".into()))?,
+                ),
+                Some(other) => {
+                    return Err(fail(format!(
+                        "\"files\" must be an array of paths, not {other}"
+                    )))
+                }
+            };
+            let credentials = match (opt_str("username")?, opt_str("password")?) {
+                (Some(user), Some(password)) => {
+                    Some((user, cdp_supervisor::http_auth::Password::new(password)))
+                }
+                (None, None) => None,
+                _ => return Err(fail("give both \"username\" and \"password\"".into())),
+            };
+            let default = if files.is_some() || credentials.is_some() {
+                "accept"
+            } else {
+                ""
+            };
+            Command::Dialog {
+                action: action(default)?,
+                prompt_text: opt_str("prompt_text")?,
+                dialog_id: opt_str("dialog_id")?,
+                files,
+                credentials,
+            }
+        }
         "settle" => Command::Settle(action("dismiss")?),
         "cdp" => Command::Cdp {
             method: opt_str("method")?
@@ -463,6 +500,8 @@ mod tests {
         assert_eq!(
             p(r#"{"cmd":"dialog","action":"accept","prompt_text":"x"}"#),
             Ok(Command::Dialog {
+                files: None,
+                credentials: None,
                 action: DialogAction::Accept,
                 prompt_text: Some("x".into()),
                 dialog_id: None

@@ -11,7 +11,7 @@ use cdp_supervise::protocol::{
     diff_line, error_line, parse_line, result_line, too_long_line, typed, Command,
     DEFAULT_CDP_TIMEOUT,
 };
-use cdp_supervisor::{Event, PageState, Warning};
+use cdp_supervisor::{DialogAction, Event, PageState, Warning};
 use cdp_supervisor_blocking::{
     Browser, Client, ClientError, ClientEvent, CommandUpdate, Options, PendingCommand,
 };
@@ -267,14 +267,27 @@ fn handle_line<'scope>(
             action,
             prompt_text,
             dialog_id,
+            files,
+            credentials,
         } => {
             scope.spawn(move || {
-                emit(&match client.respond_dialog_in(
-                    tab_id.as_deref(),
-                    action,
-                    prompt_text.as_deref(),
-                    dialog_id.as_deref(),
-                ) {
+                let accept = action == DialogAction::Accept;
+                let answered = match (files.filter(|_| accept), credentials.filter(|_| accept)) {
+                    (_, Some((user, password))) => {
+                        client.sign_in(&user, password.expose(), dialog_id.as_deref())
+                    }
+                    (Some(files), None) => {
+                        let files: Vec<&str> = files.iter().map(String::as_str).collect();
+                        client.upload_files_in(tab_id.as_deref(), &files, dialog_id.as_deref())
+                    }
+                    (None, None) => client.respond_dialog_in(
+                        tab_id.as_deref(),
+                        action,
+                        prompt_text.as_deref(),
+                        dialog_id.as_deref(),
+                    ),
+                };
+                emit(&match answered {
                     Ok(closed) => result_line(
                         &id,
                         "dialog",

@@ -1382,3 +1382,55 @@ fn tabs_through_stdin() {
     assert_eq!(r["tabs"].as_array().unwrap().len(), 1, "{r}");
     stop_exits_0(&mut cli, 17);
 }
+
+/// A file chooser over stdin: a click on a file input gives a `dialog_opened` of type
+/// `file_chooser`; `dialog` with `files` outside `--upload-root` is refused naming the
+/// flag, inside it the page's `change` handler sees the file.
+#[test]
+fn file_chooser_through_stdin() {
+    let Some(browser) = browser_or_skip("cli-file-chooser") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("h25-cli-upload-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("note.txt");
+    std::fs::write(&file, "twelve bytes").unwrap();
+    let root = dir.to_string_lossy().into_owned();
+    let mut cli = Sidecar::spawn(&[
+        "watch",
+        "--cdp",
+        &browser.http_url(),
+        "--upload-root",
+        &root,
+    ]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    let page = "data:text/html,<input type=file id=f style='position:absolute;left:0;top:0;width:150px;height:40px'>\
+        <script>window.seen='';f.onchange=e=>{seen=f.files[0].name+':'+f.files[0].size}</script>";
+    cli.send(json!({"id": 1, "cmd": "act", "action": "navigate", "url": page}));
+    cli.expect("navigate", is_result(1));
+    cli.send(json!({"id": 2, "cmd": "act", "action": "click", "x": 20, "y": 20}));
+    cli.expect("click", is_result(2));
+    let opened = cli.expect("chooser", |v| {
+        v["op"] == "dialog_opened" && v["dialog"]["type"] == "file_chooser"
+    });
+    let id = opened["dialog"]["id"].clone();
+    assert_eq!(opened["dialog"]["mode"], "selectSingle", "{opened}");
+    cli.send(json!({"id": 3, "cmd": "dialog", "files": ["/etc/hostname"], "dialog_id": id}));
+    let e = cli.expect("refused", is_result(3));
+    assert_eq!(e["code"], "upload_refused", "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("--upload-root"),
+        "{e}"
+    );
+    cli.send(json!({"id": 4, "cmd": "dialog", "files": [file.to_string_lossy()], "dialog_id": id}));
+    let r = cli.expect("uploaded", is_result(4));
+    assert_eq!(r["dialog"]["accepted"], true, "{r}");
+    cli.send(json!({"id": 5, "cmd": "evaluate", "expression": "seen"}));
+    let r = cli.expect("seen", is_result(5));
+    assert_eq!(r["value"], "note.txt:12", "{r}");
+    stop_exits_0(&mut cli, 6);
+    let _ = std::fs::remove_dir_all(&dir);
+}

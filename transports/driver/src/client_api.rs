@@ -264,6 +264,48 @@ macro_rules! client_api {
                 Ok(self.ask(request) $($await)*??)
             }
 
+            /// Accepts a file chooser (`dialog_id`, or the single pending dialog) with
+            /// `files`: absolute paths of readable files under an allowed upload root
+            /// (`Config::upload_roots`, the CLI's `--upload-root`). A path outside the
+            /// roots, missing or unreadable is refused (`upload_refused`) before anything
+            /// is sent.
+            pub $($async)? fn upload_files(
+                &self,
+                files: &[&str],
+                dialog_id: Option<&str>,
+            ) -> Result<$crate::cdp_supervisor::ClosedDialog, $crate::ClientError> {
+                self.upload_files_in(None, files, dialog_id) $($await)*
+            }
+
+            /// [`Client::upload_files`] among the dialogs of tab `tab_id` (`None`: every
+            /// tab's).
+            pub $($async)? fn upload_files_in(
+                &self,
+                tab_id: Option<&str>,
+                files: &[&str],
+                dialog_id: Option<&str>,
+            ) -> Result<$crate::cdp_supervisor::ClosedDialog, $crate::ClientError> {
+                let files: Vec<String> = files.iter().map(|f| f.to_string()).collect();
+                let request = |reply| {
+                    $crate::Request::upload(files, dialog_id, reply).in_tab(tab_id)
+                };
+                Ok(self.ask(request) $($await)*??)
+            }
+
+            /// Signs in to an `http_auth` dialog (`dialog_id`, or the single pending
+            /// dialog) with a user name and password (never logged nor recorded).
+            pub $($async)? fn sign_in(
+                &self,
+                username: &str,
+                password: &str,
+                dialog_id: Option<&str>,
+            ) -> Result<$crate::cdp_supervisor::ClosedDialog, $crate::ClientError> {
+                let request = |reply| {
+                    $crate::Request::sign_in(username, password, dialog_id, reply)
+                };
+                Ok(self.ask(request) $($await)*??)
+            }
+
             /// Runs an agent action (navigate, click, type, press, scroll, back, reload)
             /// and waits for its result: the page after it settled, the console lines it
             /// caused, a screenshot. A dialog it opens ends it at once (answer it, then

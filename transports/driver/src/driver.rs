@@ -216,6 +216,11 @@ pub enum Request {
         prompt_text: Option<String>,
         /// Which dialog; `None` for the single pending one.
         dialog_id: Option<String>,
+        /// A file chooser's files (with `Accept`): each checked to be a readable file,
+        /// made canonical, then checked by the core against the upload roots.
+        files: Option<Vec<String>>,
+        /// An `http_auth` dialog's user name and password (with `Accept`).
+        credentials: Option<(String, cdp_supervisor::http_auth::Password)>,
         /// The outcome.
         reply: Reply<DialogOutcome>,
     },
@@ -458,6 +463,57 @@ impl Request {
             action,
             prompt_text: prompt_text.map(str::to_owned),
             dialog_id: dialog_id.map(str::to_owned),
+            files: None,
+            credentials: None,
+            reply,
+        }
+    }
+
+    /// [`Request::Dialog`] signing in to an `http_auth` dialog.
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::Request;
+    /// let r = Request::sign_in("alice", "secret", None, Box::new(|_| {}));
+    /// assert_eq!(format!("{r:?}"), "Dialog");
+    /// ```
+    pub fn sign_in(
+        username: &str,
+        password: &str,
+        dialog_id: Option<&str>,
+        reply: Reply<DialogOutcome>,
+    ) -> Request {
+        Request::Dialog {
+            action: DialogAction::Accept,
+            prompt_text: None,
+            dialog_id: dialog_id.map(str::to_owned),
+            files: None,
+            credentials: Some((
+                username.to_owned(),
+                cdp_supervisor::http_auth::Password::new(password),
+            )),
+            reply,
+        }
+    }
+
+    /// [`Request::Dialog`] accepting a file chooser with `files` (absolute paths; each
+    /// must be a readable file under an allowed upload root).
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::Request;
+    /// let r = Request::upload(vec!["/srv/up/a.txt".into()], None, Box::new(|_| {}));
+    /// assert_eq!(format!("{r:?}"), "Dialog");
+    /// ```
+    pub fn upload(
+        files: Vec<String>,
+        dialog_id: Option<&str>,
+        reply: Reply<DialogOutcome>,
+    ) -> Request {
+        Request::Dialog {
+            action: DialogAction::Accept,
+            prompt_text: None,
+            dialog_id: dialog_id.map(str::to_owned),
+            files: Some(files),
+            credentials: None,
             reply,
         }
     }
@@ -612,8 +668,15 @@ impl Driver {
             Some(path) => Some(Recorder::create(path)?),
             None => None,
         };
+        let mut config = options.config.clone();
+        config.upload_roots = crate::upload::canonical_roots(&config.upload_roots);
+        if let Some(downloads) = &mut config.downloads {
+            // The driver gives each completed file its name (file I/O is the driver's).
+            downloads.embedder_renames = true;
+            std::fs::create_dir_all(&downloads.dir)?;
+        }
         Ok(Driver {
-            sup: Supervisor::new(options.config.clone()),
+            sup: Supervisor::new(config),
             recorder,
             commands: HashMap::new(),
             dialogs: HashMap::new(),
@@ -634,6 +697,39 @@ impl Driver {
             openings: HashMap::new(),
             closings: Vec::new(),
         })
+    }
+
+    /// The core's answer for a dialog request; files are checked on disk first (the core
+    /// touches no file; see [`crate::upload`]).
+    fn answer_for(
+        &self,
+        action: DialogAction,
+        prompt_text: Option<&str>,
+        dialog_id: Option<&str>,
+        files: Option<Vec<String>>,
+    ) -> Result<cdp_supervisor::Answer, DialogError> {
+        let Some(files) = files.filter(|_| action == DialogAction::Accept) else {
+            return Ok(cdp_supervisor::Answer::new(action, prompt_text));
+        };
+        match crate::upload::checked_files(&files) {
+            Ok(files) => Ok(cdp_supervisor::Answer::Files { files }),
+            Err(reason) => {
+                let chooser = || {
+                    let pending = self.sup.snapshot().pending_dialogs;
+                    let mut choosers = pending
+                        .into_iter()
+                        .filter(|d| d.kind == cdp_supervisor::DialogKind::FileChooser);
+                    match (choosers.next(), choosers.next()) {
+                        (Some(one), None) => one.id,
+                        _ => "(none named)".to_owned(),
+                    }
+                };
+                Err(DialogError::UploadRefused {
+                    dialog_id: dialog_id.map_or_else(chooser, str::to_owned),
+                    reason,
+                })
+            }
+        }
     }
 
     /// The supervisor, for reading.
@@ -792,13 +888,25 @@ impl Driver {
                 action,
                 prompt_text,
                 dialog_id,
+                files,
+                credentials,
                 reply,
-            } => match self.sup.respond_dialog_in(
-                now,
-                self.tab.as_deref(),
-                cdp_supervisor::Answer::new(action, prompt_text.as_deref()),
-                dialog_id.as_deref(),
-            ) {
+            } => match credentials
+                .filter(|_| action == DialogAction::Accept)
+                .map(|(username, password)| {
+                    Ok(cdp_supervisor::Answer::Credentials { username, password })
+                })
+                .unwrap_or_else(|| {
+                    self.answer_for(action, prompt_text.as_deref(), dialog_id.as_deref(), files)
+                })
+                .and_then(|answer| {
+                    self.sup.respond_dialog_in(
+                        now,
+                        self.tab.as_deref(),
+                        answer,
+                        dialog_id.as_deref(),
+                    )
+                }) {
                 Ok(id) => {
                     self.dialogs.insert(id.0, reply);
                 }
@@ -1222,6 +1330,14 @@ impl Driver {
                     if warning.is_fatal() && !self.gave_up {
                         fatal = Some(warning.to_string());
                     }
+                }
+                Event::DownloadCompleted {
+                    id,
+                    file_path,
+                    suggested_filename,
+                } => {
+                    let saved = crate::downloads::save(file_path, suggested_filename);
+                    self.sup.download_saved(self.now, id, saved);
                 }
                 Event::Diff(Diff::DialogOpened { dialog }) => {
                     // A close's `beforeunload`: the page asks whether to leave.

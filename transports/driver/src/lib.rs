@@ -43,6 +43,7 @@
 pub mod backoff;
 mod client_api;
 mod clock;
+pub mod downloads;
 mod driver;
 pub mod endpoint;
 mod error;
@@ -53,6 +54,7 @@ mod loop_driver;
 pub mod record;
 pub mod refusal;
 pub mod token;
+pub mod upload;
 
 pub use cdp_supervisor;
 

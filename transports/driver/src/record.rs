@@ -80,8 +80,23 @@ impl Recorder {
         self.line("disconnect", None)
     }
 
-    /// An `out` line: a message written to the browser.
+    /// An `out` line: a message written to the browser; a sign-in's password is
+    /// redacted (credentials never reach a trace).
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("doc-trace-auth-{}.jsonl", std::process::id()));
+    /// let mut recorder = cdp_supervisor_driver::record::Recorder::create(&path)?;
+    /// recorder.outgoing(r#"{"id":1,"method":"Fetch.continueWithAuth","params":{"requestId":"r","authChallengeResponse":{"response":"ProvideCredentials","username":"u","password":"hunter2"}},"sessionId":"S"}"#)?;
+    /// drop(recorder);
+    /// let text = std::fs::read_to_string(&path)?;
+    /// assert!(!text.contains("hunter2") && text.contains("<redacted>"), "{text}");
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn outgoing(&mut self, json: &str) -> io::Result<()> {
+        if json.contains("\"Fetch.continueWithAuth\"") {
+            return self.line("out", Some(&redact_password(json)));
+        }
         self.line("out", Some(json))
     }
 
@@ -113,6 +128,21 @@ impl Recorder {
         }
         self.out.flush()
     }
+}
+
+/// The message with its `authChallengeResponse.password` replaced by `<redacted>` (the
+/// whole message's params dropped if it cannot be read).
+fn redact_password(json: &str) -> String {
+    let Ok(mut v) = serde_json::from_str::<serde_json::Value>(json) else {
+        return r#"{"method":"Fetch.continueWithAuth","redacted":true}"#.to_owned();
+    };
+    if let Some(p) = v
+        .pointer_mut("/params/authChallengeResponse/password")
+        .filter(|p| p.is_string())
+    {
+        *p = serde_json::Value::String("<redacted>".into());
+    }
+    v.to_string()
 }
 
 #[cfg(test)]

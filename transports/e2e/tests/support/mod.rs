@@ -4,6 +4,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod act_site;
+pub mod auth_site;
 pub mod ax_checks;
 pub mod ax_site;
 pub mod blocking;
@@ -17,3 +18,4 @@ pub mod smol;
 pub mod switch_relay;
 pub mod tabs_site;
 pub mod tls_relay;
+pub mod upload_site;
