@@ -6,6 +6,7 @@ use std::time::Duration;
 use cdp_supervisor::downloads::DownloadConfig;
 use cdp_supervisor::http_auth::{Credentials, HttpAuthConfig};
 use cdp_supervisor::permissions::{PermissionConfig, WEB_NAMES};
+use cdp_supervisor::url_policy::UrlPolicy;
 use cdp_supervisor::{BridgeConfig, Config, DialogPolicy};
 
 const USAGE: &str = "\
@@ -23,6 +24,8 @@ usage:
                     [--idle-timeout SECS] [--shared-context] [--max-sessions N]]
   watch and mcp, a remote browser: [--cdp-header 'NAME: VALUE']... [--heartbeat SECS]
                     [--grid-capabilities JSON] [--grid-timeout SECS]
+  mcp, where an agent may go: [--allow-file-access DIR] [--allow-internal-urls]
+                    [--allowed-origins 'A;B'] [--blocked-origins 'A;B']
   watch and mcp, what a page waits for: [--upload-root DIR]... [--downloads DIR]
                     [--max-download-bytes N] [--grant-permissions LIST]
                     [--http-credentials ORIGIN=USER:PASS]... [--http-auth]
@@ -42,6 +45,10 @@ or after --idle-timeout (600 s) without a request; --shared-context: the browser
 context for all; --max-sessions (16): more are refused. A --host other than loopback
 needs --auth-token (or $CDP_SUPERVISE_TOKEN): requests without it are refused (401).
 --fallback-local: when --cdp cannot be reached, launch the local Chromium instead.
+--allow-file-access DIR, --allow-internal-urls, --allowed-origins, --blocked-origins (mcp):
+an agent may not open file: (but under DIR), chrome:, devtools:, javascript: or other
+non-web URLs, nor origins outside the allowed list or on the blocked one (semicolon-
+separated, Playwright MCP's forms); a refused navigation leaves the page where it was.
 --cdp URL: ws://, wss:// (a hosted browser; a key in the query stays secret) or
 http(s)://HOST:PORT. --cdp-header: sent on the WebSocket upgrade and /json/version
 (repeatable; never printed). --heartbeat: probe a silent browser after SECS (default 15,
@@ -131,6 +138,12 @@ pub struct Args {
     pub http_credentials: Vec<Credentials>,
     /// `--http-auth`: other challenges are pending dialogs.
     pub http_auth: bool,
+    /// `mcp`'s doors: `--allow-file-access DIR`, `--allow-internal-urls`,
+    /// `--allowed-origins`, `--blocked-origins` (see [`UrlPolicy`]).
+    pub allow_file_access: Option<String>,
+    pub allow_internal_urls: bool,
+    pub allowed_origins: Option<String>,
+    pub blocked_origins: Option<String>,
     /// How to reach a remote browser: `--grid`, its capabilities and queue timeout,
     /// `--cdp-header`, `--heartbeat`.
     pub remote: RemoteArgs,
@@ -295,6 +308,18 @@ pub fn parse_args(argv: Vec<String>) -> Result<Args, Failure> {
                 args.idle_timeout = Some(secs);
             }
             "--shared-context" if mcp => args.shared_context = true,
+            "--allow-file-access" if mcp => {
+                let dir = value("--allow-file-access")?;
+                if !dir.starts_with('/') {
+                    return Err(usage(format!(
+                        "--allow-file-access {dir:?}: give an absolute directory"
+                    )));
+                }
+                args.allow_file_access = Some(dir);
+            }
+            "--allow-internal-urls" if mcp => args.allow_internal_urls = true,
+            "--allowed-origins" if mcp => args.allowed_origins = Some(value("--allowed-origins")?),
+            "--blocked-origins" if mcp => args.blocked_origins = Some(value("--blocked-origins")?),
             "--max-sessions" if mcp => {
                 let v = value("--max-sessions")?;
                 args.max_sessions =
@@ -372,6 +397,19 @@ pub fn config(args: &Args) -> Config {
         }
         config.downloads = Some(downloads);
         config.permissions = Some(PermissionConfig::grant(args.grant_permissions.clone()));
+    }
+    if args.command == "mcp" {
+        // An agent's server: the web is open, every other door shut unless a flag opens it.
+        let mut policy = UrlPolicy::agent();
+        policy.allow_file_access.clone_from(&args.allow_file_access);
+        policy.allow_internal_urls = args.allow_internal_urls;
+        if let Some(list) = &args.allowed_origins {
+            policy.set_allowed_origins(list);
+        }
+        if let Some(list) = &args.blocked_origins {
+            policy.set_blocked_origins(list);
+        }
+        config.url_policy = policy;
     }
     if args.http_auth || !args.http_credentials.is_empty() {
         let mut auth = HttpAuthConfig::default();

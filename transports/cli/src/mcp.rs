@@ -110,6 +110,18 @@ pub enum ToolCall {
         prompt_text: Option<String>,
         /// Which dialog.
         dialog_id: Option<String>,
+        /// A file chooser's files (accepting it with them).
+        files: Option<Vec<String>>,
+        /// An HTTP sign-in's user name and password (accepting it with them; the password
+        /// is never printed).
+        credentials: Option<(String, cdp_supervisor::dialog::Password)>,
+    },
+    /// `browser_file_upload`: a pending file chooser answered with `paths` (none: dismissed).
+    FileUpload {
+        /// The files.
+        paths: Vec<String>,
+        /// Which chooser.
+        dialog_id: Option<String>,
     },
     /// `browser_console_messages`.
     ConsoleMessages,
@@ -142,6 +154,21 @@ impl Args<'_> {
             }
         }
         Ok(None)
+    }
+
+    /// An array of strings (at most 64, so a hostile call cannot make a huge request).
+    fn strings(&self, name: &str) -> Result<Option<Vec<String>>, CallError> {
+        let bad =
+            || CallError::BadArgument(format!("`{name}` must be an array of at most 64 strings"));
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Array(items)) if items.len() <= 64 => items
+                .iter()
+                .map(|v| v.as_str().map(str::to_owned).ok_or_else(bad))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(_) => Err(bad()),
+        }
     }
 
     fn required(&self, names: &[&str], what: &str) -> Result<String, CallError> {
@@ -339,6 +366,20 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
                 )
             })?,
             prompt_text: a.string(&["prompt_text", "promptText"])?,
+            dialog_id: a.string(&["dialog_id"])?,
+            files: a.strings("files")?,
+            credentials: match (a.string(&["username"])?, a.string(&["password"])?) {
+                (Some(u), Some(p)) => Some((u, cdp_supervisor::dialog::Password::new(p))),
+                (None, None) => None,
+                _ => {
+                    return Err(CallError::BadArgument(
+                        "`username` and `password` go together (an HTTP sign-in's answer)".into(),
+                    ))
+                }
+            },
+        },
+        "browser_file_upload" => ToolCall::FileUpload {
+            paths: a.strings("paths")?.unwrap_or_default(),
             dialog_id: a.string(&["dialog_id"])?,
         },
         "browser_console_messages" => ToolCall::ConsoleMessages,

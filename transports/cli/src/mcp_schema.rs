@@ -181,6 +181,23 @@ struct HandleDialog {
     prompt_text_alias: Option<String>,
     /// Which dialog (d-1, ...); needed only when several are pending.
     dialog_id: Option<String>,
+    /// A file chooser's files, absolute paths under an `--upload-root` of the server:
+    /// accepts the chooser with them.
+    files: Option<Vec<String>>,
+    /// An HTTP sign-in's user name (with `password`; the server needs `--http-auth`).
+    username: Option<String>,
+    /// An HTTP sign-in's password (never printed).
+    password: Option<String>,
+}
+
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct FileUpload {
+    /// The absolute paths of the files to upload (under an `--upload-root` of the server);
+    /// omitted or empty: the file chooser is cancelled.
+    paths: Option<Vec<String>>,
+    /// Which file chooser (d-1, ...); needed only when several dialogs are pending.
+    dialog_id: Option<String>,
 }
 
 #[derive(JsonSchema)]
@@ -216,7 +233,8 @@ pub fn tools() -> Vec<Tool> {
         tool("browser_scroll", "Scroll the page one viewport up or down, or bring the element `ref` into view.", schema_for_type::<Scroll>()),
         tool("browser_take_screenshot", "A screenshot of the tab as it is now.", schema_for_type::<NoArguments>()),
         tool("browser_evaluate", "Evaluate JavaScript in the top frame or any frame (OOPIFs included) under one time budget: a script that never ends is terminated and the tab stays usable. `function` is called (with the element when `ref` is given); `expression` is a script whose value is the answer (a function value is called too).", schema_for_type::<Evaluate>()),
-        tool("browser_handle_dialog", "Accept or dismiss a pending JavaScript dialog (alert, confirm, prompt, beforeunload).", schema_for_type::<HandleDialog>()),
+        tool("browser_handle_dialog", "Accept or dismiss a pending dialog: alert, confirm, prompt, beforeunload, a file chooser (accepted with `files`) or an HTTP sign-in.", schema_for_type::<HandleDialog>()),
+        tool("browser_file_upload", "Answer a pending file chooser (a click on a file input opens one) with files, or cancel it.", schema_for_type::<FileUpload>()),
         tool("browser_console_messages", "The console lines and errors of every frame since the last call.", schema_for_type::<NoArguments>()),
         tool("browser_close", "Answer pending dialogs, detach, and close the browser this server launched (the next call launches a fresh one); with a browser context of its own, close that context and its tabs.", schema_for_type::<NoArguments>()),
         tool("browser_tabs", "List, create, close, or select a browser tab. Tabs opened by the page (a link with target=_blank, window.open) are supervised too, and the tab a click opens becomes the current tab; every other tool acts on the current tab.", schema_for_type::<Tabs>()),

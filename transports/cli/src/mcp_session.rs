@@ -324,9 +324,46 @@ impl Session {
         let tab = tab.as_deref();
         match call {
             ToolCall::HandleDialog {
+                accept: true,
+                dialog_id,
+                files: Some(files),
+                ..
+            } => self.upload(state, client, files, dialog_id),
+            ToolCall::HandleDialog {
+                accept: true,
+                dialog_id,
+                credentials: Some((username, password)),
+                ..
+            } => {
+                let dialog_id = match self.own_dialog(state, client, dialog_id) {
+                    Ok(id) => id,
+                    Err(e) => return failed(e),
+                };
+                match client.sign_in(&username, password.expose(), dialog_id.as_deref()) {
+                    Ok(d) => ok(format!("Sign-in {} answered as {username}.", d.id)),
+                    Err(e) => failed(format!("{e}")),
+                }
+            }
+            ToolCall::FileUpload { paths, dialog_id } if !paths.is_empty() => {
+                self.upload(state, client, paths, dialog_id)
+            }
+            ToolCall::FileUpload { dialog_id, .. } => self.run(
+                state,
+                live,
+                tab.map(str::to_owned),
+                ToolCall::HandleDialog {
+                    accept: false,
+                    prompt_text: None,
+                    dialog_id,
+                    files: None,
+                    credentials: None,
+                },
+            ),
+            ToolCall::HandleDialog {
                 accept,
                 prompt_text,
                 dialog_id,
+                ..
             } => {
                 let action = if accept {
                     DialogAction::Accept
@@ -364,6 +401,30 @@ impl Session {
 
     /// The dialog to answer: `dialog_id` when it is this session's, else its single
     /// pending dialog. In the shared context, as given (the supervisor picks).
+    /// A file chooser answered with `files` (checked by the driver against
+    /// `--upload-root` before anything is sent).
+    fn upload(
+        &self,
+        state: &State,
+        client: &Client,
+        files: Vec<String>,
+        dialog_id: Option<String>,
+    ) -> Outcome {
+        let dialog_id = match self.own_dialog(state, client, dialog_id) {
+            Ok(id) => id,
+            Err(e) => return failed(e),
+        };
+        let files: Vec<&str> = files.iter().map(String::as_str).collect();
+        match client.upload_files(&files, dialog_id.as_deref()) {
+            Ok(d) => ok(format!(
+                "File chooser {} answered with {} file(s).",
+                d.id,
+                files.len()
+            )),
+            Err(e) => failed(format!("{e}")),
+        }
+    }
+
     fn own_dialog(
         &self,
         state: &State,
@@ -667,7 +728,14 @@ fn pending_text(pending: &[&PendingDialog], tabs: &[TabInfo]) -> String {
             d.kind,
             d.message,
             d.frame_id,
-            if d.default_prompt.is_empty() {
+            if let Some(mode) = &d.mode {
+                format!(" ({mode}: answer with browser_file_upload {{paths}}, or cancel)")
+            } else if let Some(auth) = &d.auth {
+                format!(
+                    " (sign-in asked by {}, realm {:?}: answer with browser_handle_dialog {{accept, username, password}})",
+                    auth.origin, auth.realm
+                )
+            } else if d.default_prompt.is_empty() {
                 String::new()
             } else {
                 format!(" (default answer {:?})", d.default_prompt)
@@ -884,6 +952,32 @@ fn act(
     if let Some(d) = &result.ended_by_dialog {
         text.push_str(&format!(
             "\nA dialog ({d}) opened and ended the action; no screenshot (a tab with a dialog cannot paint). Answer it with browser_handle_dialog."
+        ));
+    }
+    if let Some(refused) = &result.navigation_refused {
+        text.push_str(&format!(
+            "\nThe page tried to go where this server does not let an agent go, and was kept where it was: {refused}"
+        ));
+    }
+    for d in &result.downloads {
+        let state = serde_json::to_value(d.state)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "\nDownload {} ({}): {state}, {} of {} bytes{}{}",
+            d.suggested_filename,
+            d.url,
+            d.received_bytes,
+            d.total_bytes,
+            d.path
+                .as_deref()
+                .map(|p| format!(", saved as {p}"))
+                .unwrap_or_default(),
+            d.error
+                .as_deref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default(),
         ));
     }
     if let Some(first) = result.opened_tabs.first() {

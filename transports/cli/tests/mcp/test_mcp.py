@@ -27,8 +27,10 @@ import http.server
 import os
 import re
 import socketserver
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -64,6 +66,22 @@ def serve():
                         'console.log(\'clicked in frame\')">Buy now</button>'
                         '<button id="a" onclick="setTimeout(() => alert(\'Hello from the frame\'), 50)">Alert me</button>'
                         f'<iframe id="n" src="http://127.0.0.1:{ports["port"]}/nested" width="300" height="80"></iframe>')
+            elif self.path.startswith("/upload"):
+                body = ('<title>upload</title><input type=file id=f style="position:absolute;left:0;top:0;'
+                        'width:300px;height:80px" onchange="document.title = this.files[0].name + \' \' + '
+                        'this.files[0].size">')
+            elif self.path.startswith("/download"):
+                body = ('<title>download</title><a href="/file.bin" download style="position:absolute;left:0;'
+                        'top:0;width:300px;height:80px;display:block">Get the file</a>')
+            elif self.path.startswith("/file.bin"):
+                data = b"x" * 20000
+                self.send_response(200)
+                self.send_header("content-type", "application/octet-stream")
+                self.send_header("content-disposition", 'attachment; filename="file.bin"')
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
             elif self.path.startswith("/nested"):
                 body = ('<title>nested</title><button onclick="setTimeout(() => alert(\'Hello from the nested frame\'), 50)">'
                         'Deep alert</button>')
@@ -140,21 +158,28 @@ async def main(transport="stdio"):
     before = chromium_pids("cdp-supervise-profile")
     port = serve()
     top = f"http://127.0.0.1:{port}/top"
+    files = tempfile.mkdtemp(prefix="mcp-test-files-")
+    upload_root = os.path.join(files, "uploads")
+    downloads = os.path.join(files, "downloads")
+    os.makedirs(upload_root)
+    flags = ["--upload-root", upload_root, "--downloads", downloads]
     if transport == "http":
-        server, url, _ = start_http_server()
+        server, url, _ = start_http_server(*flags)
         target = url
     else:
         server = None
-        target = StdioServerParameters(command=BINARY, args=["mcp"], env={**os.environ})
+        target = StdioServerParameters(command=BINARY, args=["mcp", *flags], env={**os.environ})
     try:
-        await agent_checks(target, port, top, before, own_context=transport == "http")
+        await agent_checks(target, port, top, before, own_context=transport == "http",
+                           upload_root=upload_root)
     finally:
         if server is not None:
             stop_server(server)
+        shutil.rmtree(files, ignore_errors=True)
     check(browsers_gone(before), "no browser left running")
 
 
-async def agent_checks(target, port, top, before, own_context):
+async def agent_checks(target, port, top, before, own_context, upload_root):
     async with Client(target) as client:
         tools = await client.list_tools()
         names = {t.name for t in tools.tools}
@@ -241,6 +266,7 @@ async def agent_checks(target, port, top, before, own_context):
         check(r.is_error and "ref" in text_of(r), "a missing argument is an error naming it", r)
 
         await tabs(client, port)
+        await doors_and_modal_states(client, port, upload_root, own_context)
 
         r = await client.call_tool("browser_close", {})
         check(not r.is_error and "Closed" in text_of(r), "browser_close answers", r)
@@ -251,6 +277,45 @@ async def agent_checks(target, port, top, before, own_context):
         else:
             # Still connected: the browser itself is gone after browser_close, not only at exit.
             check(browsers_gone(before), "browser_close closes the launched browser while the session goes on")
+
+
+async def doors_and_modal_states(client, port, upload_root, own_context):
+    """Doors an agent may not open by default, named with the flag that opens them; a file
+    chooser answered with browser_file_upload (only under --upload-root); a download named
+    by the click that started it (stdio: the default context, where downloads are set)."""
+    r = await client.call_tool("browser_navigate", {"url": "file:///etc/passwd"})
+    check(r.is_error and "--allow-file-access" in text_of(r) and "root:" not in text_of(r),
+          "file:///etc/passwd is refused, naming --allow-file-access", r)
+    r = await client.call_tool("browser_navigate", {"url": "javascript:alert(1)"})
+    check(r.is_error and "--allow-internal-urls" in text_of(r),
+          "javascript: is refused, naming --allow-internal-urls", r)
+
+    r = await client.call_tool("browser_navigate", {"url": f"http://127.0.0.1:{port}/upload"})
+    check(not r.is_error, "navigate to a page with a file input", r)
+    r = await client.call_tool("browser_click", {"x": 60, "y": 40})
+    check("file_chooser" in text_of(r) and "browser_file_upload" in text_of(r),
+          "a click on a file input names a pending file chooser", r)
+    r = await client.call_tool("browser_file_upload", {"paths": ["/etc/hostname"]})
+    check(r.is_error and "--upload-root" in text_of(r),
+          "a file outside the upload root is refused, naming --upload-root", r)
+    path = os.path.join(upload_root, "hello.txt")
+    with open(path, "w") as f:
+        f.write("hello")
+    r = await client.call_tool("browser_file_upload", {"paths": [path]})
+    check(not r.is_error and "Pending dialogs: none" in text_of(r), "browser_file_upload answers the chooser", r)
+    for _ in range(50):
+        r = await client.call_tool("browser_evaluate", {"expression": "document.title"})
+        if "hello.txt 5" in text_of(r):
+            break
+        await asyncio.sleep(0.1)
+    check("hello.txt 5" in text_of(r), "the page's change handler sees the file's name and size", r)
+
+    if not own_context:
+        r = await client.call_tool("browser_navigate", {"url": f"http://127.0.0.1:{port}/download"})
+        check(not r.is_error, "navigate to a page with a download link", r)
+        r = await client.call_tool("browser_click", {"x": 60, "y": 40})
+        check(not r.is_error and "Download file.bin" in text_of(r) and "completed, 20000 of" in text_of(r)
+              and "saved as" in text_of(r), "the click names the download it started, with its path", r)
 
 
 async def tabs(client, port):

@@ -59,6 +59,10 @@ lines = [
     call(9, "browser_tabs", {"action": "select", "index": -3}),
     call(10, "browser_evaluate", {"function": "() => 1", "expression": "1"}),
     req(11, "tools/call", {"name": "browser_click", "arguments": []}),
+    call(13, "browser_navigate", {"url": "file:///etc/passwd"}),
+    call(14, "browser_navigate", {"url": "chrome://settings"}),
+    call(15, "browser_file_upload", {"paths": "/etc/passwd"}),
+    call(16, "browser_handle_dialog", {"accept": True, "username": "u"}),
     req(12, "ping"),
 ]
 proc = subprocess.run([BINARY, "mcp", "--lazy"], input=b"\n".join(lines) + b"\n",
@@ -69,8 +73,8 @@ stderr = proc.stderr.decode(errors="replace")
 
 check(proc.returncode == 0, f"exits 0 at end of input (rc {proc.returncode})", stderr[-2000:])
 check("panicked" not in stderr, "no panic", stderr[-2000:])
-check(all(i in by_id for i in range(1, 13)), f"every well-formed request is answered ({sorted(by_id)})")
-check(len(by_id[2]["result"]["tools"]) == 12, "tools/list still answers after the garbage")
+check(all(i in by_id for i in range(1, 17)), f"every well-formed request is answered ({sorted(by_id)})")
+check(len(by_id[2]["result"]["tools"]) == 13, "tools/list still answers after the garbage")
 check(by_id[3]["error"]["code"] == -32601, "an unknown method is -32601")
 check(by_id[4]["error"]["code"] == -32602 and "browser_fly" in by_id[4]["error"]["message"],
       "an unknown tool is -32602, named")
@@ -79,6 +83,15 @@ for i, arg in [(5, "ref"), (6, "timeout_ms"), (7, "wait"), (8, "y"), (9, "index"
     text = r["content"][0]["text"]
     check(r["isError"] and arg in text, f"a bad `{arg}` is a tool result with isError naming it", text)
 check("error" in by_id[11], "`arguments` that is not an object is refused")
+for i, flag in [(13, "--allow-file-access"), (14, "--allow-internal-urls")]:
+    r = by_id[i]["result"]
+    text = r["content"][0]["text"]
+    check(r["isError"] and flag in text and "root:" not in text,
+          f"a navigation through a shut door is refused, naming {flag}", text)
+for i, arg in [(15, "paths"), (16, "password")]:
+    r = by_id[i]["result"]
+    text = r["content"][0]["text"]
+    check(r["isError"] and arg in text, f"a bad `{arg}` is a tool result with isError naming it", text)
 check(by_id[12]["result"] == {}, "ping answers last")
 bare = [a for a in answers if a.get("id") is None]
 check(len(bare) == 3 and all(a["error"]["code"] == -32600 for a in bare),
