@@ -707,6 +707,9 @@ pub(crate) struct SetDownloadBehaviorParams<'a> {
     pub download_path: &'a str,
     #[serde(rename = "eventsEnabled")]
     pub events_enabled: bool,
+    /// A browser context of its own (the default context's behaviour does not reach it).
+    #[serde(rename = "browserContextId", skip_serializing_if = "Option::is_none")]
+    pub browser_context_id: Option<&'a str>,
 }
 
 #[derive(Serialize)]

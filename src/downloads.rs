@@ -106,11 +106,14 @@ fn bytes(n: f64) -> u64 {
 }
 
 impl Downloads {
-    /// At connect: the browser-level behaviour, once (nothing without a configuration).
+    /// At connect: the browser-level behaviour, once (nothing without a configuration);
+    /// and again for each browser context the supervisor creates (`context`), which the
+    /// default context's setting does not reach.
     pub fn set_up(
         &self,
         out: &mut Outbox,
         config: Option<&DownloadConfig>,
+        context: Option<&str>,
         timeout: std::time::Duration,
     ) {
         let Some(c) = config else {
@@ -120,6 +123,7 @@ impl Downloads {
             behavior: "allowAndName",
             download_path: &c.dir,
             events_enabled: true,
+            browser_context_id: context,
         });
         out.send(
             None,

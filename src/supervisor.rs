@@ -197,10 +197,17 @@ impl Supervisor {
             Purpose::Browser(step::GET_TARGETS),
             t,
         );
+        self.set_up_browser_context(None);
+    }
+
+    /// Downloads and permissions, set at browser level for the default context (`None`)
+    /// at connect, and for each context this supervisor creates once Chromium made it.
+    fn set_up_browser_context(&mut self, context: Option<&str>) {
+        let t = self.env.config.setup_timeout;
         let downloads = self.env.config.downloads.as_ref();
-        self.downloads.set_up(&mut self.out, downloads, t);
+        self.downloads.set_up(&mut self.out, downloads, context, t);
         if let Some(permissions) = &self.env.config.permissions {
-            let params = crate::permissions::grant_params(permissions, None);
+            let params = crate::permissions::grant_params(permissions, context);
             let purpose = Purpose::Browser(step::PERMISSIONS);
             self.out.send(
                 None,
@@ -1261,6 +1268,13 @@ impl Supervisor {
                 if let (true, Ok(r)) = (cmd.method == "Target.createTarget", &outcome) {
                     let created: cdp::CreateTargetResult<'_> = parse("Target.createTarget", *r)?;
                     self.select_when_attached(&created.target_id);
+                }
+                if let (true, Ok(r)) = (cmd.method == "Target.createBrowserContext", &outcome) {
+                    // Sent before the caller can open a tab in it: Chromium runs the
+                    // browser's commands in order.
+                    let made: cdp::CreateBrowserContextResult<'_> =
+                        parse("Target.createBrowserContext", *r)?;
+                    self.set_up_browser_context(Some(&made.browser_context_id));
                 }
                 self.out.command_replied(id, &cmd.method, outcome);
                 Ok(())

@@ -486,3 +486,41 @@ fn the_recorded_contexts_replay_to_their_tabs_and_leave_none_of_the_disposed() {
         );
     }
 }
+
+#[test]
+fn a_created_context_gets_the_downloads_and_permissions_of_the_default_one() {
+    let mut config = Config::default();
+    config.downloads = Some(cdp_supervisor::downloads::DownloadConfig::new(
+        "/tmp/downloads".to_owned(),
+    ));
+    config.permissions = Some(cdp_supervisor::permissions::PermissionConfig::grant(vec![
+        "geolocation".to_owned(),
+    ]));
+    let mut h = Harness::attached(config);
+    // At connect: the default context's, with no context named.
+    let downloads = h.sent_with("Browser.setDownloadBehavior");
+    assert_eq!(downloads.len(), 1);
+    assert!(
+        !downloads[0].json.contains("browserContextId"),
+        "{}",
+        downloads[0].json
+    );
+    create(&mut h, CTX);
+    h.drain();
+    // Once Chromium made the context: the same again, naming it (the default context's
+    // settings do not reach it), sent before any tab can be opened in it.
+    for method in ["Browser.setDownloadBehavior", "Browser.grantPermissions"] {
+        let sent = h.last_sent(method);
+        assert_eq!(sent.session_id, None);
+        assert!(
+            sent.json
+                .contains(&format!(r#""browserContextId":"{CTX}""#)),
+            "{method}: {}",
+            sent.json
+        );
+    }
+    assert!(h
+        .last_sent("Browser.grantPermissions")
+        .json
+        .contains("geolocation"));
+}

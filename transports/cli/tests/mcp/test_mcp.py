@@ -282,7 +282,8 @@ async def agent_checks(target, port, top, before, own_context, upload_root):
 async def doors_and_modal_states(client, port, upload_root, own_context):
     """Doors an agent may not open by default, named with the flag that opens them; a file
     chooser answered with browser_file_upload (only under --upload-root); a download named
-    by the click that started it (stdio: the default context, where downloads are set)."""
+    by the click that started it (over HTTP in the session's own browser context, which
+    gets the server's download folder too)."""
     r = await client.call_tool("browser_navigate", {"url": "file:///etc/passwd"})
     check(r.is_error and "--allow-file-access" in text_of(r) and "root:" not in text_of(r),
           "file:///etc/passwd is refused, naming --allow-file-access", r)
@@ -310,12 +311,11 @@ async def doors_and_modal_states(client, port, upload_root, own_context):
         await asyncio.sleep(0.1)
     check("hello.txt 5" in text_of(r), "the page's change handler sees the file's name and size", r)
 
-    if not own_context:
-        r = await client.call_tool("browser_navigate", {"url": f"http://127.0.0.1:{port}/download"})
-        check(not r.is_error, "navigate to a page with a download link", r)
-        r = await client.call_tool("browser_click", {"x": 60, "y": 40})
-        check(not r.is_error and "Download file.bin" in text_of(r) and "completed, 20000 of" in text_of(r)
-              and "saved as" in text_of(r), "the click names the download it started, with its path", r)
+    r = await client.call_tool("browser_navigate", {"url": f"http://127.0.0.1:{port}/download"})
+    check(not r.is_error, "navigate to a page with a download link", r)
+    r = await client.call_tool("browser_click", {"x": 60, "y": 40})
+    check(not r.is_error and "Download file.bin" in text_of(r) and "completed, 20000 of" in text_of(r)
+          and "saved as" in text_of(r), "the click names the download it started, with its path", r)
 
 
 async def tabs(client, port):
