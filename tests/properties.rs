@@ -96,8 +96,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => p().prop_map(|url| Op::NewTab { url }),
         1 => (p(), b()).prop_map(|(tab, force)| Op::CloseTab { tab, force }),
         // Browser contexts.
-        1 => Just(Op::NewContext),
-        2 => p().prop_map(|context| Op::NewTabInContext { context }),
+        2 => Just(Op::NewContext),
+        4 => p().prop_map(|context| Op::NewTabInContext { context }),
         1 => p().prop_map(|context| Op::DisposeContext { context }),
         // Every way a page waits for a person.
         2 => (p(), b()).prop_map(|(frame, multiple)| Op::FileChooser { frame, multiple }),
@@ -430,10 +430,12 @@ fn a_scripted_context_passes_every_check() {
 
 /// The generator reaches every rule the properties are about: a generator that stopped
 /// producing, say, waiting iframes or wedged dialogs would make those properties pass
-/// vacuously. Samples 600 sequences from a fixed seed and looks for each in the outputs.
+/// vacuously. Samples 1 500 sequences from a fixed seed and looks for each in the outputs
+/// (600 stopped reaching a tab in a created browser context and a wedged dialog once file
+/// choosers, downloads and sign-ins joined the operations).
 #[test]
 fn the_generator_reaches_every_rule() {
-    const SAMPLES: usize = 600;
+    const SAMPLES: usize = 1500;
     use proptest::strategy::ValueTree;
     use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
     let rng = TestRng::deterministic_rng(RngAlgorithm::XorShift);
