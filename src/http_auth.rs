@@ -21,11 +21,12 @@ pub use crate::dialog::Password;
 ///
 /// ```
 /// use cdp_supervisor::http_auth::Credentials;
-/// let c = Credentials::parse("http://127.0.0.1:8080/=alice:s3:cr3t").unwrap();
+/// let c = Credentials::parse("http://127.0.0.1:8080/=alice:s3:cr3t")?;
 /// assert_eq!((c.origin.as_str(), c.username.as_str(), c.password.expose()),
 ///            ("http://127.0.0.1:8080", "alice", "s3:cr3t"));
 /// assert!(!format!("{c:?}").contains("s3"));
 /// assert!(Credentials::parse("no-equals-sign").is_err());
+/// # Ok::<(), String>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Credentials {
@@ -90,9 +91,10 @@ pub struct AuthChallenge {
 /// use cdp_supervisor::{http_auth::{Credentials, HttpAuthConfig}, Config};
 /// let mut config = Config::default();
 /// let mut auth = HttpAuthConfig::default();
-/// auth.credentials.push(Credentials::parse("http://a.test=u:p").unwrap());
+/// auth.credentials.push(Credentials::parse("http://a.test=u:p")?);
 /// auth.prompt = true; // other challenges become pending http_auth dialogs
 /// config.http_auth = Some(auth);
+/// # Ok::<(), String>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]

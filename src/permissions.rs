@@ -15,8 +15,8 @@ use crate::wire::to_raw;
 /// use cdp_supervisor::{permissions::PermissionConfig, Config};
 /// let mut config = Config::default();
 /// config.permissions = Some(PermissionConfig::grant(["geolocation", "clipboard-read"]));
-/// let p = config.permissions.as_ref().unwrap();
-/// assert_eq!(p.granted, ["geolocation", "clipboard-read"]);
+/// let granted = config.permissions.map(|p| p.granted);
+/// assert_eq!(granted, Some(vec!["geolocation".to_owned(), "clipboard-read".to_owned()]));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]

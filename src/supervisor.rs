@@ -456,8 +456,8 @@ impl Supervisor {
     /// use cdp_supervisor::{Config, Event, Supervisor};
     /// let mut sup = Supervisor::new(Config::default());
     /// let id = sup.create_context(0.0)?;
-    /// let sent = sup.poll_transmit().unwrap();
-    /// assert_eq!(sent.method, "Target.createBrowserContext");
+    /// let sent = sup.poll_transmit().map(|c| c.method);
+    /// assert_eq!(sent.as_deref(), Some("Target.createBrowserContext"));
     /// let reply = format!(r#"{{"id":{},"result":{{"browserContextId":"C1"}}}}"#, id.0);
     /// sup.handle_message(0.1, &reply)?;
     /// assert!(matches!(sup.poll_event(), Some(Event::CommandFinished { outcome: Ok(_), .. })));
@@ -544,8 +544,8 @@ impl Supervisor {
     /// use std::time::Duration;
     /// let mut sup = Supervisor::new(Config::default());
     /// sup.browser_command(0.0, "Target.getBrowserContexts", None, Duration::from_secs(5))?;
-    /// let sent = sup.poll_transmit().unwrap();
-    /// assert_eq!((sent.method.as_str(), sent.session_id), ("Target.getBrowserContexts", None));
+    /// let sent = sup.poll_transmit().map(|c| (c.method, c.session_id));
+    /// assert_eq!(sent, Some(("Target.getBrowserContexts".to_owned(), None)));
     /// # Ok::<(), cdp_supervisor::CommandError>(())
     /// ```
     pub fn browser_command(

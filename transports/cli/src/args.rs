@@ -176,12 +176,22 @@ impl Default for RemoteArgs {
     }
 }
 
+/// Seconds as a duration: `None` for a negative, NaN or infinite number, and for more
+/// than a thousand years (kept to whole microseconds). Never panics, unlike
+/// `Duration`'s own float constructor on such input.
+pub fn seconds_to_duration(secs: f64) -> Option<Duration> {
+    const MAX_SECS: f64 = 1000.0 * 365.0 * 86_400.0;
+    // In range, so the cast neither saturates nor truncates anything but sub-microseconds.
+    (secs.is_finite() && (0.0..=MAX_SECS).contains(&secs))
+        .then(|| Duration::from_micros((secs * 1e6) as u64))
+}
+
 /// `SECS` of flag `name`: a finite number, at least `min`.
 fn seconds(name: &str, v: &str, min: f64) -> Result<Duration, Failure> {
     v.parse::<f64>()
         .ok()
         .filter(|s| s.is_finite() && *s >= min)
-        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .and_then(seconds_to_duration)
         .ok_or_else(|| usage(format!("{name} {v:?}: give seconds >= {min}")))
 }
 
@@ -472,5 +482,19 @@ pub fn client_options(args: &Args) -> cdp_supervisor_driver::Options {
         heartbeat: args.remote.heartbeat,
         headers: args.remote.headers.clone(),
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_from_a_flag_never_panic() {
+        assert_eq!(seconds_to_duration(1.5), Some(Duration::from_millis(1500)));
+        assert_eq!(seconds_to_duration(0.0), Some(Duration::ZERO));
+        for bad in [-1.0, f64::NAN, f64::INFINITY, 1e300] {
+            assert_eq!(seconds_to_duration(bad), None, "{bad}");
+        }
     }
 }

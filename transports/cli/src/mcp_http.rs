@@ -22,7 +22,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use crate::args::{runtime, Failure};
+use crate::args::{runtime, seconds_to_duration, Failure};
 use crate::mcp_host::Host;
 use crate::mcp_server::{announce, stop_signal, McpServer, Sessions};
 
@@ -124,7 +124,7 @@ pub async fn serve(host: Arc<Host>) -> Result<(), Failure> {
     }
     let idle = args
         .idle_timeout
-        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .and_then(seconds_to_duration)
         .unwrap_or(DEFAULT_IDLE_TIMEOUT);
     // The SDK ends a session that sent nothing for its keep-alive, a call in flight or
     // not: past the longest call's budget, so that it only ends clients gone silently.

@@ -220,8 +220,8 @@ fn tool(name: &'static str, description: &'static str, schema: Arc<JsonObject>) 
 ///
 /// ```
 /// let tools = cdp_supervise::mcp_schema::tools();
-/// let click = tools.iter().find(|t| t.name == "browser_click").unwrap();
-/// assert!(click.input_schema["properties"]["target"]["description"].is_string());
+/// let click = tools.iter().find(|t| t.name == "browser_click");
+/// assert!(click.is_some_and(|c| c.input_schema["properties"]["target"]["description"].is_string()));
 /// ```
 pub fn tools() -> Vec<Tool> {
     vec![

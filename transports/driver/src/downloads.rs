@@ -47,8 +47,8 @@ fn candidate(name: &str, n: u32) -> String {
 /// for guid in ["g1", "g2"] {
 ///     std::fs::write(dir.join(guid), guid)?;
 /// }
-/// let first = cdp_supervisor_driver::downloads::save(&dir.join("g1").to_string_lossy(), "a.txt").unwrap();
-/// let second = cdp_supervisor_driver::downloads::save(&dir.join("g2").to_string_lossy(), "a.txt").unwrap();
+/// let save = |guid: &str| cdp_supervisor_driver::downloads::save(&dir.join(guid).to_string_lossy(), "a.txt");
+/// let (first, second) = (save("g1").map_err(std::io::Error::other)?, save("g2").map_err(std::io::Error::other)?);
 /// assert!(first.ends_with("/a.txt") && second.ends_with("/a (1).txt"), "{first} {second}");
 /// assert_eq!(std::fs::read_to_string(&second)?, "g2");
 /// std::fs::remove_dir_all(&dir)?;

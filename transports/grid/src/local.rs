@@ -43,7 +43,7 @@ pub fn jar() -> Option<PathBuf> {
 ///
 /// ```
 /// let missing = cdp_supervisor_grid::local::missing();
-/// assert!(missing.is_none() || !missing.unwrap().is_empty());
+/// assert!(missing.is_none_or(|what| !what.is_empty()));
 /// ```
 pub fn missing() -> Option<String> {
     let on_path = |name: &str| {
