@@ -162,6 +162,22 @@ struct AnswerInFlight {
 }
 
 impl AnswerInFlight {
+    /// An answer whose reply itself closes the entry (bridge, file chooser, sign-in);
+    /// a native dialog's answer overrides what differs.
+    fn closing(dialog: DialogId, by: ClosedBy, accept: bool, report: bool) -> AnswerInFlight {
+        AnswerInFlight {
+            dialog,
+            by,
+            accept,
+            text: None,
+            is_prompt: false,
+            report,
+            bridge: true,
+            replied_ok: false,
+            closed: None,
+        }
+    }
+
     /// Whether a close with `result` and `user_input` is this answer's doing: an accept
     /// closes with `result: true` (a prompt with the text sent), a dismiss with `false`.
     fn agrees(&self, result: bool, user_input: Option<&str>) -> bool {
@@ -522,31 +538,9 @@ impl Dialogs {
             };
             let session = session_id.clone();
             let params = crate::file_chooser::set_files_params(files, node);
-            let command = out.send(
-                Some(&session),
-                "DOM.setFileInputFiles",
-                params.as_deref(),
-                Purpose::DialogAnswer,
-                self.answer_timeout,
-            );
-            self.answers.insert(
-                command,
-                AnswerInFlight {
-                    dialog: id,
-                    by,
-                    accept: true,
-                    text: None,
-                    is_prompt: false,
-                    report,
-                    bridge: true,
-                    replied_ok: false,
-                    closed: None,
-                },
-            );
-            if let Some(d) = self.get_mut(id) {
-                d.answer = Some(command);
-            }
-            return Ok(command);
+            let answer = AnswerInFlight::closing(id, by, true, report);
+            let method = "DOM.setFileInputFiles";
+            return Ok(self.send_in_flight(out, &session, method, params, answer));
         }
         let is_prompt = dialog.info.kind == DialogKind::Prompt;
         let text = match (accept, is_prompt) {
@@ -581,31 +575,15 @@ impl Dialogs {
                 return Err(DialogError::NoDialogPending)
             }
         };
-        let command = out.send(
-            Some(session),
-            method,
-            params.as_deref(),
-            Purpose::DialogAnswer,
-            self.answer_timeout,
-        );
-        self.answers.insert(
-            command,
-            AnswerInFlight {
-                dialog: id,
-                by,
-                accept,
-                text: text.filter(|_| is_prompt),
-                is_prompt,
-                report,
-                bridge,
-                replied_ok: false,
-                closed: None,
-            },
-        );
-        if let Some(d) = self.get_mut(id) {
-            d.answer = Some(command);
-        }
-        Ok(command)
+        let answer = AnswerInFlight {
+            accept,
+            text: text.filter(|_| is_prompt),
+            is_prompt,
+            bridge,
+            ..AnswerInFlight::closing(id, by, accept, report)
+        };
+        let session = session.to_owned();
+        Ok(self.send_in_flight(out, &session, method, params, answer))
     }
 
     // ---- dialogs opening and closing -------------------------------------------------
@@ -1076,6 +1054,19 @@ impl Dialogs {
             && params
                 .as_deref()
                 .is_some_and(|p| p.get().contains("ProvideCredentials"));
+        let answer = AnswerInFlight::closing(id, by, accept, report);
+        self.send_in_flight(out, session, method, params, answer)
+    }
+
+    /// Sends an answer, keeps it in flight and links it to its dialog.
+    fn send_in_flight(
+        &mut self,
+        out: &mut Outbox,
+        session: &str,
+        method: &str,
+        params: Option<Box<RawValue>>,
+        answer: AnswerInFlight,
+    ) -> u64 {
         let command = out.send(
             Some(session),
             method,
@@ -1083,21 +1074,9 @@ impl Dialogs {
             Purpose::DialogAnswer,
             self.answer_timeout,
         );
-        self.answers.insert(
-            command,
-            AnswerInFlight {
-                dialog: id,
-                by,
-                accept,
-                text: None,
-                is_prompt: false,
-                report,
-                bridge: true,
-                replied_ok: false,
-                closed: None,
-            },
-        );
-        if let Some(d) = self.get_mut(id) {
+        let dialog = answer.dialog;
+        self.answers.insert(command, answer);
+        if let Some(d) = self.get_mut(dialog) {
             d.answer = Some(command);
         }
         command
