@@ -23,16 +23,8 @@ Needs the `websocket-client` package. Recorded with this script: ../e2e/raw-door
 """
 import http.server
 import json
-import os
-import shutil
-import socketserver
-import subprocess
-import sys
-import tempfile
-import threading
-import time
 
-from raw_cdp import FLAGS, Recorder
+import raw_cdp
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -58,35 +50,14 @@ OTHER = {}
 
 
 def main():
-    out_path = sys.argv[1]
-    chromium = sys.argv[2] if len(sys.argv) > 2 else os.environ.get("CHROME", "chromium")
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    page_url = f"http://127.0.0.1:{server.server_address[1]}/"
-    # Another origin (another site): where a blocked-origins list would send nobody.
-    OTHER["url"] = f"http://localhost:{server.server_address[1]}/other"
-    profile = tempfile.mkdtemp(prefix="doors-")
-    proc = subprocess.Popen([chromium, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        port_file = os.path.join(profile, "DevToolsActivePort")
-        for _ in range(400):
-            if os.path.exists(port_file) and len(open(port_file).read().split("\n")) >= 2:
-                break
-            time.sleep(0.05)
-        port, path = open(port_file).read().split("\n")[:2]
-        with open(out_path, "w") as out:
-            rec = Recorder(f"ws://127.0.0.1:{port}{path}", out)
-            run(rec, page_url)
-            rec.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        shutil.rmtree(profile, ignore_errors=True)
+    def record(rec, base):
+        port = base.rsplit(":", 1)[1]
+        # Another origin (another site): where a blocked-origins list would send nobody.
+        OTHER["url"] = f"http://localhost:{port}/other"
+        run(rec, f"{base}/")
+        rec.close()
+
+    raw_cdp.run(Handler, record, "doors-")
 
 
 def show(rec, since, t0, label, methods=None):

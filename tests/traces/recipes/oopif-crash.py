@@ -16,16 +16,9 @@ Recorded with this script: ../e2e/raw-oopif-crash.jsonl (fact "A crashed OOPIF" 
 """
 import http.server
 import json
-import os
-import shutil
-import socketserver
-import subprocess
-import sys
-import tempfile
-import threading
 import time
 
-from raw_cdp import FLAGS, Recorder
+import raw_cdp
 
 PORT = {}
 
@@ -55,34 +48,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def main():
-    out_path = sys.argv[1]
-    chromium = sys.argv[2] if len(sys.argv) > 2 else os.environ.get("CHROME", "chromium")
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    PORT["p"] = server.server_address[1]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    top_url = f"http://127.0.0.1:{PORT['p']}/top"
-    profile = tempfile.mkdtemp(prefix="oopif-crash-")
-    proc = subprocess.Popen([chromium, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        port_file = os.path.join(profile, "DevToolsActivePort")
-        for _ in range(400):
-            if os.path.exists(port_file) and len(open(port_file).read().split("\n")) >= 2:
-                break
-            time.sleep(0.05)
-        port, path = open(port_file).read().split("\n")[:2]
-        with open(out_path, "w") as out:
-            rec = Recorder(f"ws://127.0.0.1:{port}{path}", out)
-            run(rec, top_url)
-            rec.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        shutil.rmtree(profile, ignore_errors=True)
+    def record(rec, base):
+        PORT["p"] = int(base.rsplit(":", 1)[1])
+        run(rec, f"{base}/top")
+        rec.close()
+
+    raw_cdp.run(Handler, record, "oopif-crash-")
 
 
 def set_up(rec, session):
