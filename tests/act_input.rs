@@ -283,9 +283,15 @@ fn drag_presses_moves_in_steps_each_after_the_last_and_releases_at_the_end() {
         .map(|(_, p)| p)
         .collect();
     assert_eq!(mouse.len(), 11, "move, press, 8 moves, release");
-    assert_eq!(mouse[0], json!({"type": "mouseMoved", "x": 10.0, "y": 10.0}));
+    assert_eq!(
+        mouse[0],
+        json!({"type": "mouseMoved", "x": 10.0, "y": 10.0})
+    );
     assert_eq!(mouse[1]["type"], "mousePressed");
-    assert_eq!((mouse[1]["x"].clone(), mouse[1]["y"].clone()), (json!(10.0), json!(10.0)));
+    assert_eq!(
+        (mouse[1]["x"].clone(), mouse[1]["y"].clone()),
+        (json!(10.0), json!(10.0))
+    );
     for m in &mouse[2..10] {
         assert_eq!(m["type"], "mouseMoved");
         assert_eq!(m["buttons"], 1, "the button is held while it moves");
@@ -306,14 +312,32 @@ fn bad_arguments_are_refused_before_anything_is_sent() {
     for (v, names) in [
         (json!({"action": "hover"}), "ref"),
         (json!({"action": "select", "ref": "e1"}), "values"),
-        (json!({"action": "select", "ref": "e1", "values": []}), "values"),
-        (json!({"action": "select", "x": 1, "y": 2, "values": ["a"]}), "ref"),
+        (
+            json!({"action": "select", "ref": "e1", "values": []}),
+            "values",
+        ),
+        (
+            json!({"action": "select", "x": 1, "y": 2, "values": ["a"]}),
+            "ref",
+        ),
         (json!({"action": "fill"}), "fields"),
         (json!({"action": "fill", "fields": []}), "fields"),
-        (json!({"action": "fill", "fields": [{"value": "a"}]}), "fields[1].ref"),
-        (json!({"action": "fill", "fields": [{"ref": "e1"}]}), "fields[1].value"),
-        (json!({"action": "fill", "fields": [{"ref": "e1", "value": "yes", "type": "checkbox"}]}), "\"true\" or \"false\""),
-        (json!({"action": "fill", "fields": [{"ref": "e1", "value": "a", "type": "button"}]}), "fields[1].type"),
+        (
+            json!({"action": "fill", "fields": [{"value": "a"}]}),
+            "fields[1].ref",
+        ),
+        (
+            json!({"action": "fill", "fields": [{"ref": "e1"}]}),
+            "fields[1].value",
+        ),
+        (
+            json!({"action": "fill", "fields": [{"ref": "e1", "value": "yes", "type": "checkbox"}]}),
+            "\"true\" or \"false\"",
+        ),
+        (
+            json!({"action": "fill", "fields": [{"ref": "e1", "value": "a", "type": "button"}]}),
+            "fields[1].type",
+        ),
         (json!({"action": "drag", "ref": "e1"}), "to_ref"),
         (json!({"action": "drag", "ref": "e1", "to_x": 5}), "to_y"),
     ] {
@@ -327,7 +351,8 @@ fn bad_arguments_are_refused_before_anything_is_sent() {
     let e = bad(json!({"action": "fill", "fields": many}));
     assert!(e.to_string().contains("at most 50"), "{e}");
     // Playwright MCP's names are accepted.
-    let a = Action::from_json(&json!({"action": "drag", "startRef": "e1", "endRef": "e2"})).unwrap();
+    let a =
+        Action::from_json(&json!({"action": "drag", "startRef": "e1", "endRef": "e2"})).unwrap();
     assert_eq!(
         a,
         Action::Drag {
@@ -343,8 +368,15 @@ fn bad_arguments_are_refused_before_anything_is_sent() {
     .unwrap();
     let e = h.sup.act(h.now, fill, ActOptions::default()).unwrap_err();
     assert_eq!(e.code(), "stale_ref");
-    let drag = Action::from_json(&json!({"action": "drag", "x": 1, "y": 1, "to_ref": "e9"})).unwrap();
-    assert_eq!(h.sup.act(h.now, drag, ActOptions::default()).unwrap_err().code(), "stale_ref");
+    let drag =
+        Action::from_json(&json!({"action": "drag", "x": 1, "y": 1, "to_ref": "e9"})).unwrap();
+    assert_eq!(
+        h.sup
+            .act(h.now, drag, ActOptions::default())
+            .unwrap_err()
+            .code(),
+        "stale_ref"
+    );
     h.drain();
     assert!(h.sent.is_empty(), "{:?}", h.sent);
 }
@@ -386,6 +418,12 @@ fn a_dialog_a_field_opens_ends_the_fill_at_once() {
     // Its late reply is dropped quietly.
     h.take_events();
     let call = h.last_sent("Runtime.callFunctionOn").id;
-    h.reply(call, r#"{"result":{"type":"object","value":{"ok":"checkbox checked"}}}"#);
-    assert!(h.events.iter().all(|e| !matches!(e, Event::ActFinished { .. })));
+    h.reply(
+        call,
+        r#"{"result":{"type":"object","value":{"ok":"checkbox checked"}}}"#,
+    );
+    assert!(h
+        .events
+        .iter()
+        .all(|e| !matches!(e, Event::ActFinished { .. })));
 }

@@ -119,7 +119,12 @@ impl FillField {
         let what = match (&self.name, &self.target) {
             (Some(n), _) => n.clone(),
             (None, Target::Ref(r)) => r.clone(),
-            (None, Target::Node { backend_node_id, .. }) => format!("node {backend_node_id}"),
+            (
+                None,
+                Target::Node {
+                    backend_node_id, ..
+                },
+            ) => format!("node {backend_node_id}"),
             (None, Target::Point { .. }) => "a point".into(),
         };
         format!("field {position} ({what})")
@@ -236,15 +241,18 @@ fn select_values(v: &Value) -> Result<Vec<String>, ActError> {
 }
 
 fn fill_from_json(v: &Value) -> Result<Action, ActError> {
-    let items = match v.get("fields") {
-        Some(Value::Array(items)) => items,
-        Some(_) => return Err(bad("fields: must be an array of {ref, value, name?, type?}")),
-        None => {
-            return Err(bad(
+    let items =
+        match v.get("fields") {
+            Some(Value::Array(items)) => items,
+            Some(_) => {
+                return Err(bad(
+                    "fields: must be an array of {ref, value, name?, type?}",
+                ))
+            }
+            None => return Err(bad(
                 "fields: missing; fill needs {\"fields\": [{\"ref\": \"e3\", \"value\": \"...\"}]}",
-            ))
-        }
-    };
+            )),
+        };
     let mut fields = Vec::with_capacity(items.len().min(MAX_FILL_FIELDS));
     if items.len() > MAX_FILL_FIELDS {
         return Err(bad(format!(
@@ -254,8 +262,11 @@ fn fill_from_json(v: &Value) -> Result<Action, ActError> {
     }
     for (i, item) in items.iter().enumerate() {
         let at = i + 1;
-        let target = element_of(item, &["ref", "target"], "", false)?
-            .ok_or_else(|| bad(format!("fields[{at}].ref: missing; each field needs the element's ref")))?;
+        let target = element_of(item, &["ref", "target"], "", false)?.ok_or_else(|| {
+            bad(format!(
+                "fields[{at}].ref: missing; each field needs the element's ref"
+            ))
+        })?;
         let value = match item.get("value") {
             Some(Value::String(s)) => s.clone(),
             Some(Value::Bool(b)) => b.to_string(),
@@ -323,7 +334,9 @@ impl Action {
         for (i, f) in fields.iter().enumerate() {
             let label = f.label(i + 1);
             if matches!(f.target, Target::Point { .. }) {
-                return Err(bad(format!("{label}: a field is an element (a ref), not a point")));
+                return Err(bad(format!(
+                    "{label}: a field is an element (a ref), not a point"
+                )));
             }
             if f.value.chars().count() > MAX_TYPE_TEXT {
                 return Err(bad(format!(

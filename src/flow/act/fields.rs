@@ -147,7 +147,13 @@ impl ActFlow {
         let Some((node, _, _)) = self.field(self.fields.current) else {
             for s in std::mem::take(&mut self.fields.sessions) {
                 let p = json!({ "objectGroup": GROUP });
-                self.send(ctx, &s, "Runtime.releaseObjectGroup", p, step::FIELD_RELEASE);
+                self.send(
+                    ctx,
+                    &s,
+                    "Runtime.releaseObjectGroup",
+                    p,
+                    step::FIELD_RELEASE,
+                );
             }
             self.inputs_pending = 0;
             return self.input_done(ctx);
@@ -156,7 +162,13 @@ impl ActFlow {
             self.fields.sessions.push(node.session.clone());
         }
         let p = json!({ "backendNodeId": node.backend_node_id, "objectGroup": GROUP });
-        self.send(ctx, &node.session, "DOM.resolveNode", p, step::FIELD_RESOLVE);
+        self.send(
+            ctx,
+            &node.session,
+            "DOM.resolveNode",
+            p,
+            step::FIELD_RESOLVE,
+        );
         FlowStatus::Running
     }
 
@@ -196,7 +208,13 @@ impl ActFlow {
                 "returnByValue": true,
                 "userGesture": true,
             });
-            self.send(ctx, &node.session, "Runtime.callFunctionOn", p, step::FIELD_CALL);
+            self.send(
+                ctx,
+                &node.session,
+                "Runtime.callFunctionOn",
+                p,
+                step::FIELD_CALL,
+            );
             return FlowStatus::Running;
         }
         let result = v.pointer("/result/value");

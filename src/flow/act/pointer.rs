@@ -83,9 +83,7 @@ impl ActFlow {
         let start = self.drag.from.unwrap_or(Point { x: 0.0, y: 0.0 });
         let end = self.located(to);
         self.result.mouse = Some(end);
-        let held = |kind: &str, at: Point| {
-            json!({"type": kind, "x": at.x, "y": at.y, "button": "left", "buttons": 1, "clickCount": 1})
-        };
+        let held = |kind: &str, at: Point| json!({"type": kind, "x": at.x, "y": at.y, "button": "left", "buttons": 1, "clickCount": 1});
         let mut events = vec![
             json!({"type": "mouseMoved", "x": start.x, "y": start.y}),
             held("mousePressed", start),

@@ -81,10 +81,9 @@ pub fn parse(name: &str, args: &Map<String, Value>) -> Result<ToolCall, CallErro
     let action = match name {
         "browser_hover" => json!({"action": "hover", "ref": element("the element to hover")?}),
         "browser_select_option" => {
-            let values = args
-                .get("values")
-                .filter(|v| !v.is_null())
-                .ok_or_else(|| bad("`values` is required: the option values or labels to select"))?;
+            let values = args.get("values").filter(|v| !v.is_null()).ok_or_else(|| {
+                bad("`values` is required: the option values or labels to select")
+            })?;
             json!({"action": "select", "ref": element("the <select>")?, "values": values})
         }
         "browser_fill_form" => {
@@ -114,7 +113,8 @@ pub fn parse(name: &str, args: &Map<String, Value>) -> Result<ToolCall, CallErro
     })
 }
 
-const TARGET_DOC: &str = "The element's ref from browser_snapshot, such as e5 (also accepted as `ref`).";
+const TARGET_DOC: &str =
+    "The element's ref from browser_snapshot, such as e5 (also accepted as `ref`).";
 const REF_DOC: &str = "The name the other tools use for `target`.";
 const ELEMENT_DOC: &str = "A human-readable description of the element, for the log (optional).";
 const TIMEOUT_DOC: &str = "The budget in milliseconds, for the whole call; it answers within it.";
@@ -275,11 +275,17 @@ mod tests {
             action("browser_hover", json!({"ref": "e3"}))
         );
         assert_eq!(
-            action("browser_select_option", json!({"ref": "e4", "values": ["Blue"]})),
+            action(
+                "browser_select_option",
+                json!({"ref": "e4", "values": ["Blue"]})
+            ),
             json!({"action": "select", "ref": "e4", "values": ["Blue"]})
         );
         assert_eq!(
-            action("browser_drag", json!({"startTarget": "e1", "endTarget": "e2"})),
+            action(
+                "browser_drag",
+                json!({"startTarget": "e1", "endTarget": "e2"})
+            ),
             action("browser_drag", json!({"startRef": "e1", "endRef": "e2"}))
         );
         let fields = json!([{"name": "Name", "type": "textbox", "ref": "e5", "value": "Ada"}]);
@@ -294,12 +300,28 @@ mod tests {
         for (name, args, says) in [
             ("browser_hover", json!({}), "target"),
             ("browser_select_option", json!({"ref": "e1"}), "values"),
-            ("browser_select_option", json!({"ref": "e1", "values": 5}), "values"),
+            (
+                "browser_select_option",
+                json!({"ref": "e1", "values": 5}),
+                "values",
+            ),
             ("browser_fill_form", json!({"fields": []}), "fields"),
-            ("browser_fill_form", json!({"fields": [{"ref": "e1", "value": "maybe", "type": "checkbox"}]}), "\"true\" or \"false\""),
+            (
+                "browser_fill_form",
+                json!({"fields": [{"ref": "e1", "value": "maybe", "type": "checkbox"}]}),
+                "\"true\" or \"false\"",
+            ),
             ("browser_drag", json!({"startRef": "e1"}), "endTarget"),
-            ("browser_drag", json!({"startRef": 3, "endRef": "e2"}), "startRef"),
-            ("browser_hover", json!({"ref": "e1", "timeout_ms": 0}), "timeout_ms"),
+            (
+                "browser_drag",
+                json!({"startRef": 3, "endRef": "e2"}),
+                "startRef",
+            ),
+            (
+                "browser_hover",
+                json!({"ref": "e1", "timeout_ms": 0}),
+                "timeout_ms",
+            ),
         ] {
             match call(name, args.clone()) {
                 Err(CallError::BadArgument(m)) => assert!(m.contains(says), "{name} {args}: {m}"),
