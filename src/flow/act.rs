@@ -24,6 +24,10 @@
 //!    navigation holds settling until it starts. The budget bounds it all.
 //! 5. Capture: `Page.captureScreenshot` (webp, else png) and `document.title`.
 //!
+//! The form and pointer actions take the same steps: `hover` and `drag` locate like a
+//! click and move the mouse ([`pointer`]); `select` and `fill` set fields in the page
+//! ([`fields`]).
+//!
 //! A dialog that opens ends the flow at once: the result carries it and no screenshot.
 //! Replies to the flow's commands that come later (a mouse release that a dialog held)
 //! are dropped quietly.
