@@ -427,3 +427,32 @@ fn a_dialog_a_field_opens_ends_the_fill_at_once() {
         .iter()
         .all(|e| !matches!(e, Event::ActFinished { .. })));
 }
+
+#[test]
+fn a_field_that_never_answers_ends_the_fill_at_its_one_budget_with_what_was_set() {
+    let mut h = tab();
+    let fill = Action::from_json(&json!({"action": "fill", "fields": [
+        {"frame_id": "SRC", "backend_node_id": 11, "value": "a"},
+        {"frame_id": "OOP", "backend_node_id": 21, "value": "b"},
+    ]}))
+    .unwrap();
+    let mut options = ActOptions::default();
+    options.timeout = std::time::Duration::from_secs(2);
+    let id = h.sup.act(h.now, fill, options).unwrap();
+    h.drain();
+    let resolve = h.last_sent("DOM.resolveNode").id;
+    h.reply(resolve, r#"{"object":{"type":"object","objectId":"O-11"}}"#);
+    let call = h.last_sent("Runtime.callFunctionOn").id;
+    h.reply(
+        call,
+        r#"{"result":{"type":"object","value":{"ok":"textbox set to \"a\""}}}"#,
+    );
+    // The second field's renderer is busy: its resolve never answers.
+    h.advance(1.9);
+    assert!(result(&h, id).is_none());
+    h.advance(0.2);
+    settle_and_capture(&mut h);
+    let r = result(&h, id).expect("answered at its budget").unwrap();
+    assert!(!r.settled);
+    assert_eq!(r.fields, ["field 1 (node 11): textbox set to \"a\""]);
+}

@@ -700,7 +700,7 @@ impl ActFlow {
             step::TITLE => self.capture_done(ctx),
             // Input that got no reply within the budget: the page is busy; report it as
             // it is, unsettled.
-            step::INPUT | step::FOCUS | step::NAVIGATE
+            step::INPUT | step::FOCUS | step::NAVIGATE | step::FIELD_RESOLVE | step::FIELD_CALL
                 if matches!(error, CommandError::Timeout { .. }) =>
             {
                 match self.phase {
