@@ -354,8 +354,11 @@ impl ActFlow {
         let page = self.page_session.clone();
         let mut cmds: Vec<(String, &'static str, Value, u16)> = Vec::new();
         match &self.action {
-            Action::Hover { .. } | Action::Select { .. } | Action::Fill { .. } => {}
-            Action::Drag { .. } => {}
+            // Sent by `form_or_pointer_input` above.
+            Action::Hover { .. }
+            | Action::Select { .. }
+            | Action::Fill { .. }
+            | Action::Drag { .. } => {}
             Action::Navigate { url } => {
                 self.nav_started = true;
                 cmds.push((page, "Page.navigate", json!({ "url": url }), step::NAVIGATE));
