@@ -368,6 +368,17 @@ fn bad_arguments_are_refused_before_anything_is_sent() {
     .unwrap();
     let e = h.sup.act(h.now, fill, ActOptions::default()).unwrap_err();
     assert_eq!(e.code(), "stale_ref");
+    // Built without its constructor, checked all the same: a field is never a point.
+    let built = Action::Fill {
+        fields: vec![FillField {
+            target: Target::Point { x: 1.0, y: 1.0 },
+            value: "a".into(),
+            name: None,
+            kind: None,
+        }],
+    };
+    let e = h.sup.act(h.now, built, ActOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("not a point"), "{e}");
     let drag =
         Action::from_json(&json!({"action": "drag", "x": 1, "y": 1, "to_ref": "e9"})).unwrap();
     assert_eq!(

@@ -303,17 +303,7 @@ impl Action {
     /// assert_eq!(e.code(), "bad_request");
     /// ```
     pub fn select(target: Target, values: Vec<String>) -> Result<Action, ActError> {
-        if values.is_empty() || values.len() > MAX_SELECT_VALUES {
-            return Err(bad(format!(
-                "values: give 1 to {MAX_SELECT_VALUES} option values or labels"
-            )));
-        }
-        if let Some(v) = values.iter().find(|v| v.chars().count() > MAX_TYPE_TEXT) {
-            return Err(bad(format!(
-                "values: one is longer than {MAX_TYPE_TEXT} characters ({} ...)",
-                v.chars().take(20).collect::<String>()
-            )));
-        }
+        check_select(&target, &values)?;
         Ok(Action::Select { target, values })
     }
 
@@ -328,30 +318,63 @@ impl Action {
     /// assert!(Action::fill(vec![f("yes")]).unwrap_err().to_string().contains("\"true\" or \"false\""));
     /// ```
     pub fn fill(fields: Vec<FillField>) -> Result<Action, ActError> {
-        if fields.is_empty() || fields.len() > MAX_FILL_FIELDS {
-            return Err(bad(format!("fields: give 1 to {MAX_FILL_FIELDS} fields")));
-        }
-        for (i, f) in fields.iter().enumerate() {
-            let label = f.label(i + 1);
-            if matches!(f.target, Target::Point { .. }) {
-                return Err(bad(format!(
-                    "{label}: a field is an element (a ref), not a point"
-                )));
-            }
-            if f.value.chars().count() > MAX_TYPE_TEXT {
-                return Err(bad(format!(
-                    "{label}: the value is longer than {MAX_TYPE_TEXT} characters"
-                )));
-            }
-            let boolean = matches!(f.kind, Some(FieldKind::Checkbox | FieldKind::Radio));
-            if boolean && f.value != "true" && f.value != "false" {
-                return Err(bad(format!(
-                    "{label}: a {} takes \"true\" or \"false\", not {:?}",
-                    f.kind.map(FieldKind::as_str).unwrap_or_default(),
-                    f.value
-                )));
-            }
-        }
+        check_fill(&fields)?;
         Ok(Action::Fill { fields })
     }
+}
+
+/// The checks of [`Action::select`] and [`Action::fill`], again for an action built
+/// without them (its variants are public): nothing is sent for one that fails.
+pub(crate) fn check(action: &Action) -> Result<(), ActError> {
+    match action {
+        Action::Select { target, values } => check_select(target, values),
+        Action::Fill { fields } => check_fill(fields),
+        _ => Ok(()),
+    }
+}
+
+fn check_select(target: &Target, values: &[String]) -> Result<(), ActError> {
+    if matches!(target, Target::Point { .. }) {
+        return Err(bad("target: a <select> is an element (a ref), not a point"));
+    }
+    if values.is_empty() || values.len() > MAX_SELECT_VALUES {
+        return Err(bad(format!(
+            "values: give 1 to {MAX_SELECT_VALUES} option values or labels"
+        )));
+    }
+    if let Some(v) = values.iter().find(|v| v.chars().count() > MAX_TYPE_TEXT) {
+        return Err(bad(format!(
+            "values: one is longer than {MAX_TYPE_TEXT} characters ({} ...)",
+            v.chars().take(20).collect::<String>()
+        )));
+    }
+    Ok(())
+}
+
+fn check_fill(fields: &[FillField]) -> Result<(), ActError> {
+    if fields.is_empty() || fields.len() > MAX_FILL_FIELDS {
+        return Err(bad(format!("fields: give 1 to {MAX_FILL_FIELDS} fields")));
+    }
+    for (i, f) in fields.iter().enumerate() {
+        let label = f.label(i + 1);
+        if matches!(f.target, Target::Point { .. }) {
+            return Err(bad(format!(
+                "{label}: a field is an element (a ref), not a point"
+            )));
+        }
+        if f.value.chars().count() > MAX_TYPE_TEXT {
+            return Err(bad(format!(
+                "{label}: the value is longer than {MAX_TYPE_TEXT} characters"
+            )));
+        }
+        let boolean = matches!(f.kind, Some(FieldKind::Checkbox | FieldKind::Radio));
+        if boolean && f.value != "true" && f.value != "false" {
+            return Err(bad(format!(
+                "{label}: a {} takes \"true\" or \"false\", not {:?}",
+                f.kind.map(FieldKind::as_str).unwrap_or_default(),
+                f.value
+            )));
+        }
+    }
+    Ok(())
 }

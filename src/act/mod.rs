@@ -658,6 +658,7 @@ fn command_code(e: &CommandError) -> &'static str {
     }
 }
 mod input;
+pub(crate) use input::check;
 pub(crate) mod plan;
 
 pub use input::{FieldKind, FillField, MAX_FILL_FIELDS, MAX_LISTED_OPTIONS, MAX_SELECT_VALUES};

@@ -54,7 +54,7 @@ pub(crate) fn plan(
         None => None,
     };
     let mut extra = Vec::new();
-    for t in crate::flow::act::extra_targets(action) {
+    for t in crate::flow::act::extra_targets(action)? {
         extra.extend(element(tab, t, &resolve_ref)?);
     }
     Ok(Plan {

@@ -101,14 +101,16 @@ pub(crate) struct Fields {
 }
 
 /// The elements a form or pointer action names besides its first target, in order: a
-/// `select`'s `<select>`, a `fill`'s fields, a `drag`'s end.
-pub(crate) fn extra_targets(action: &Action) -> Vec<&Target> {
-    match action {
+/// `select`'s `<select>`, a `fill`'s fields (each an element, so that field `i` is the
+/// `i`-th), a `drag`'s end; the action checked first.
+pub(crate) fn extra_targets(action: &Action) -> Result<Vec<&Target>, ActError> {
+    crate::act::check(action)?;
+    Ok(match action {
         Action::Select { target, .. } => vec![target],
         Action::Fill { fields } => fields.iter().map(|f| &f.target).collect(),
         Action::Drag { to, .. } => vec![to],
         _ => Vec::new(),
-    }
+    })
 }
 
 impl ActFlow {
