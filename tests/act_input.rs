@@ -467,3 +467,64 @@ fn a_field_that_never_answers_ends_the_fill_at_its_one_budget_with_what_was_set(
     assert!(!r.settled);
     assert_eq!(r.fields, ["field 1 (node 11): textbox set to \"a\""]);
 }
+
+/// The recorded messages of a trace, in order: (direction, message).
+fn recorded(name: &str) -> Vec<(String, Value)> {
+    harness::trace_text(name)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v.get("msg").is_some())
+        .map(|v| (v["dir"].as_str().unwrap().to_owned(), v["msg"].clone()))
+        .collect()
+}
+
+/// Chromium facts, "HTML5 drag and drop from mouse events", in the recording of the e2e
+/// drag test: two drags of 11 mouse events each, the moves with the button held, no drag
+/// interception; the HTML5 list's `drop` handler logs after the second drag's release, the
+/// mouse-events list's `mouseup` handler after the first's. The whole recording replays
+/// through the core without an input error.
+#[test]
+fn recorded_drags_run_html5_drag_and_drop_from_plain_mouse_events() {
+    let name = "e2e/toolbox-input-drag";
+    let msgs = recorded(name);
+    let method = |m: &Value| m["method"].as_str().unwrap_or_default().to_owned();
+    let mouse: Vec<usize> = (0..msgs.len())
+        .filter(|&i| msgs[i].0 == "out" && method(&msgs[i].1) == "Input.dispatchMouseEvent")
+        .collect();
+    assert_eq!(mouse.len(), 22, "two drags of 11 events");
+    for drag in mouse.chunks(11) {
+        let kinds: Vec<String> = drag
+            .iter()
+            .map(|&i| msgs[i].1["params"]["type"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(kinds[1], "mousePressed");
+        assert_eq!(kinds[10], "mouseReleased");
+        for &i in &drag[2..10] {
+            assert_eq!(msgs[i].1["params"]["buttons"], 1);
+        }
+    }
+    assert!(msgs.iter().all(|(_, m)| {
+        let m = method(m);
+        m != "Input.setInterceptDrags" && m != "Input.dragIntercepted"
+    }));
+    let logged = |text: &str| {
+        msgs.iter()
+            .position(|(d, m)| {
+                d == "in"
+                    && method(m) == "Runtime.consoleAPICalled"
+                    && m["params"]["args"][0]["value"] == text
+            })
+            .unwrap_or_else(|| panic!("{text:?} was logged"))
+    };
+    let (first_release, second_release) = (mouse[10], mouse[21]);
+    let mouse_list = logged("mouse list: M2,M3,M1");
+    let drag_list = logged("drag list: H2,H3,H1");
+    assert!(first_release < mouse_list && mouse_list < mouse[11]);
+    assert!(second_release < drag_list);
+    let run = harness::replay_before_close(name, Config::default(), |_, _, _| {});
+    assert!(
+        run.stats.input_errors.is_empty(),
+        "{:?}",
+        run.stats.input_errors
+    );
+}
