@@ -43,7 +43,11 @@ const SET_FIELD: &str = r#"function (kind, values, most) {
     : ['button', 'submit', 'reset', 'image', 'file', 'hidden'].includes(type) ? null
     : tag === 'input' || el.isContentEditable ? 'textbox' : null;
   if (!actual) return { error: `<${tag}${type ? ' type=' + type : ''}> is not a field that takes a value` };
-  if (kind && kind !== actual) return { error: `it is a ${actual}, not a ${kind}` };
+  // A declared kind only matters where the value means something else: a checkbox or
+  // radio takes "true"/"false". A text input with role combobox (an autocomplete) is set
+  // as the textbox it is.
+  const boolean = k => k === 'checkbox' || k === 'radio';
+  if (kind && boolean(kind) !== boolean(actual)) return { error: `it is a ${actual}, not a ${kind}` };
   if (el.disabled) return { error: 'it is disabled' };
   const fire = () => {
     el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
