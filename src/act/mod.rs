@@ -1,6 +1,7 @@
 //! Agent actions: what an action is, its options, its result and its errors.
 //!
-//! An action (`navigate`, `back`, `reload`, `click`, `type`, `press`, `scroll`) runs as a
+//! An action (`navigate`, `back`, `reload`, `click`, `type`, `press`, `scroll`, and the
+//! form and pointer actions `hover`, `select`, `fill`, `drag`) runs as a
 //! flow of the core ([`Supervisor::act`](crate::Supervisor::act)): input as a person gives
 //! it, then the page is left to settle, then a screenshot; the outcome arrives as one
 //! [`Event::ActFinished`](crate::Event::ActFinished). The rules (settling, dialogs, where
@@ -137,6 +138,30 @@ pub enum Action {
     },
     /// Scroll one viewport, or a node into view.
     Scroll(Scroll),
+    /// Move the mouse over a node or a point (`:hover` styles and hover menus show).
+    Hover {
+        /// Where.
+        target: Target,
+    },
+    /// Pick options of a `<select>` by value or label, firing `input` and `change`.
+    Select {
+        /// The `<select>`.
+        target: Target,
+        /// Each matches an option's value or its label.
+        values: Vec<String>,
+    },
+    /// Set several form fields in one call, in any frames.
+    Fill {
+        /// The fields, in order.
+        fields: Vec<FillField>,
+    },
+    /// Press the left button at `from`, move in steps to `to`, release there.
+    Drag {
+        /// Where the drag starts.
+        from: Target,
+        /// Where it ends.
+        to: Target,
+    },
 }
 
 impl Action {
@@ -150,6 +175,10 @@ impl Action {
             Action::Type { .. } => "type",
             Action::Press { .. } => "press",
             Action::Scroll(_) => "scroll",
+            Action::Hover { .. } => "hover",
+            Action::Select { .. } => "select",
+            Action::Fill { .. } => "fill",
+            Action::Drag { .. } => "drag",
         }
     }
 
@@ -187,7 +216,7 @@ impl Action {
             what: what.to_owned(),
         };
         let name = v.get("action").and_then(Value::as_str).ok_or_else(|| {
-            bad("action: missing; one of navigate, back, reload, click, type, press, scroll")
+            bad("action: missing; one of navigate, back, reload, click, type, press, scroll, hover, select, fill, drag")
         })?;
         let str_field = |k: &str| v.get(k).and_then(Value::as_str);
         match name {
@@ -228,8 +257,9 @@ impl Action {
                     None => Err(bad("direction: missing; scroll needs direction up|down, or a ref")),
                 }
             }
+            "hover" | "select" | "fill" | "drag" => input::from_json(name, v),
             other => Err(bad(&format!(
-                "action: unknown action {other:?}; one of navigate, back, reload, click, type, press, scroll"
+                "action: unknown action {other:?}; one of navigate, back, reload, click, type, press, scroll, hover, select, fill, drag"
             ))),
         }
     }
@@ -501,8 +531,12 @@ pub struct ActResult {
     /// The viewport, or `null` (not asked for, a dialog is showing, or both formats
     /// failed).
     pub screenshot: Option<Screenshot>,
-    /// Where the mouse is, after a click.
+    /// Where the mouse is, after a click, a hover or a drag.
     pub mouse: Option<Point>,
+    /// What `select` and `fill` did to each field, in order (`field 1 (e3): textbox set
+    /// to "Ada"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<String>,
     /// The dialogs pending when the action ended.
     pub pending_dialogs: Vec<PendingDialog>,
     /// The dialog that opened during the action and ended it at once (no screenshot: a
@@ -580,6 +614,15 @@ pub enum ActError {
     /// `back` with no earlier history entry.
     #[error("there is no earlier history entry to go back to")]
     NoHistory,
+    /// A form field refused its value (no such option, not a form field, disabled, ...);
+    /// the fields before it were set, the ones after it untouched.
+    #[error("{field}: {what}")]
+    Field {
+        /// Which field (`field 2 (e7)`), or the `<select>`.
+        field: String,
+        /// What is wrong, and what it takes.
+        what: String,
+    },
     /// A command of the action failed.
     #[error(transparent)]
     Command(#[from] CommandError),
@@ -589,9 +632,10 @@ impl ActError {
     /// The stable snake_case code of the error.
     pub fn code(&self) -> &'static str {
         match self {
-            ActError::BadRequest { .. } | ActError::NoHistory | ActError::NoBox { .. } => {
-                "bad_request"
-            }
+            ActError::BadRequest { .. }
+            | ActError::NoHistory
+            | ActError::NoBox { .. }
+            | ActError::Field { .. } => "bad_request",
             ActError::Blocked { .. } => "blocked",
             ActError::StaleRef { .. } => "stale_ref",
             ActError::Command(e) => command_code(e),
@@ -613,4 +657,8 @@ fn command_code(e: &CommandError) -> &'static str {
         _ => "bad_request",
     }
 }
+mod input;
+pub(crate) use input::check;
 pub(crate) mod plan;
+
+pub use input::{FieldKind, FillField, MAX_FILL_FIELDS, MAX_LISTED_OPTIONS, MAX_SELECT_VALUES};

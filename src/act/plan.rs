@@ -12,12 +12,18 @@ pub(crate) struct Plan {
     pub page_session: String,
     pub top_frame: String,
     pub node: Option<NodeAt>,
+    /// The other elements: a `select`'s or `fill`'s fields, in order, and a `drag`'s end
+    /// when it is an element.
+    pub extra: Vec<NodeAt>,
 }
 
 /// The action's target, if it names one.
 fn target(action: &Action) -> Option<&Target> {
     match action {
-        Action::Click { target } | Action::Scroll(Scroll::To(target)) => Some(target),
+        Action::Click { target }
+        | Action::Scroll(Scroll::To(target))
+        | Action::Hover { target }
+        | Action::Drag { from: target, .. } => Some(target),
         Action::Type { target, .. } => target.as_ref(),
         _ => None,
     }
@@ -44,23 +50,40 @@ pub(crate) fn plan(
         });
     }
     let node = match target(action) {
-        None | Some(Target::Point { .. }) => None,
-        Some(Target::Ref(r)) => {
+        Some(t) => element(tab, t, &resolve_ref)?,
+        None => None,
+    };
+    let mut extra = Vec::new();
+    for t in crate::flow::act::extra_targets(action)? {
+        extra.extend(element(tab, t, &resolve_ref)?);
+    }
+    Ok(Plan {
+        page_session: page_session.to_owned(),
+        top_frame: top_frame.to_owned(),
+        node,
+        extra,
+    })
+}
+
+/// The element a target names (`None`: a point).
+fn element(
+    tab: &Tab,
+    target: &Target,
+    resolve_ref: &impl Fn(&str) -> Option<(String, i64)>,
+) -> Result<Option<NodeAt>, ActError> {
+    Ok(match target {
+        Target::Point { .. } => None,
+        Target::Ref(r) => {
             let (frame_id, id) =
                 resolve_ref(r).ok_or_else(|| ActError::StaleRef { r: r.clone() })?;
             let mut node = node_at(tab, &frame_id, id)?;
             node.reference = Some(r.clone());
             Some(node)
         }
-        Some(Target::Node {
+        Target::Node {
             frame_id,
             backend_node_id,
-        }) => Some(node_at(tab, frame_id, *backend_node_id)?),
-    };
-    Ok(Plan {
-        page_session: page_session.to_owned(),
-        top_frame: top_frame.to_owned(),
-        node,
+        } => Some(node_at(tab, frame_id, *backend_node_id)?),
     })
 }
 

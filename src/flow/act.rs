@@ -24,11 +24,20 @@
 //!    navigation holds settling until it starts. The budget bounds it all.
 //! 5. Capture: `Page.captureScreenshot` (webp, else png) and `document.title`.
 //!
+//! The form and pointer actions take the same steps: `hover` and `drag` locate like a
+//! click and move the mouse ([`pointer`]); `select` and `fill` set fields in the page
+//! ([`fields`]).
+//!
 //! A dialog that opens ends the flow at once: the result carries it and no screenshot.
 //! Replies to the flow's commands that come later (a mouse release that a dialog held)
 //! are dropped quietly.
 
 use serde_json::{json, Value};
+
+mod fields;
+mod pointer;
+
+pub(crate) use fields::extra_targets;
 
 use super::resolve_ref::{node_gone, Refetch};
 use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
@@ -66,6 +75,10 @@ mod step {
     /// A no-op evaluate whose reply comes after every event the input made the renderer
     /// send (a requested navigation among them).
     pub const BARRIER: u16 = 14;
+    /// `select` / `fill`: a field's node resolved, its function called, the objects freed.
+    pub const FIELD_RESOLVE: u16 = 15;
+    pub const FIELD_CALL: u16 = 16;
+    pub const FIELD_RELEASE: u16 = 17;
     /// A step's attempt (0, or 1 after a ref was looked up again) is in its high byte.
     pub const ATTEMPT_SHIFT: u16 = 8;
 }
@@ -144,6 +157,12 @@ pub(crate) struct ActFlow {
     attempt: u16,
     /// The ref being looked up again, and the error to report if it is the same node.
     refetch: Option<(Refetch, ActError)>,
+    /// The other elements of a form or pointer action (see [`extra_targets`]).
+    extra: Vec<NodeAt>,
+    /// `select` / `fill`: the field being set.
+    fields: fields::Fields,
+    /// `drag`: its start and the moves still to send.
+    drag: pointer::Drag,
 }
 
 impl ActFlow {
@@ -192,7 +211,17 @@ impl ActFlow {
             wake: Some(budget_at),
             attempt: 0,
             refetch: None,
+            extra: Vec::new(),
+            fields: fields::Fields::default(),
+            drag: pointer::Drag::default(),
         }
+    }
+
+    /// The flow with the other elements of a form or pointer action (see
+    /// [`extra_targets`]).
+    pub fn with_extra(mut self, extra: Vec<NodeAt>) -> Self {
+        self.extra = extra;
+        self
     }
 
     fn tag(&self, step: u16) -> Purpose {
@@ -224,8 +253,7 @@ impl ActFlow {
             json!({"enabled": true}),
             step::LIFECYCLE,
         );
-        let needs_point = matches!((&self.action, &self.node), (Action::Click { .. }, Some(_)));
-        match needs_point {
+        match self.needs_point() {
             true => self.locate(ctx),
             false => self.input(ctx),
         }
@@ -320,9 +348,17 @@ impl ActFlow {
     /// Step 3: the input, pipelined.
     fn input(&mut self, ctx: &mut FlowCtx<'_>) -> FlowStatus {
         self.phase = Phase::Input;
+        if let Some(status) = self.form_or_pointer_input(ctx) {
+            return status;
+        }
         let page = self.page_session.clone();
         let mut cmds: Vec<(String, &'static str, Value, u16)> = Vec::new();
         match &self.action {
+            // Sent by `form_or_pointer_input` above.
+            Action::Hover { .. }
+            | Action::Select { .. }
+            | Action::Fill { .. }
+            | Action::Drag { .. } => {}
             Action::Navigate { url } => {
                 self.nav_started = true;
                 cmds.push((page, "Page.navigate", json!({ "url": url }), step::NAVIGATE));
@@ -593,7 +629,7 @@ impl ActFlow {
             }
         };
         let status = match step {
-            step::LIFECYCLE | step::IDLE_CHECK => FlowStatus::Running,
+            step::LIFECYCLE | step::IDLE_CHECK | step::FIELD_RELEASE => FlowStatus::Running,
             step::BARRIER => self.barrier_done(ctx),
             _ if self.refetch.is_some() => FlowStatus::Running,
             step::SCROLL_NODE | step::QUADS | step::FOCUS | step::INPUT
@@ -628,6 +664,7 @@ impl ActFlow {
                 Ok(v) => self.on_input_reply(ctx, step, &v),
                 Err(e) => self.fail(ctx, e.into()),
             },
+            step::FIELD_RESOLVE | step::FIELD_CALL => self.on_field_reply(ctx, step, value(reply)),
             step::SCREENSHOT => self.on_screenshot(ctx, value(reply).ok()),
             step::TITLE => {
                 if let Ok(v) = value(reply) {
@@ -654,7 +691,7 @@ impl ActFlow {
             return FlowStatus::Running; // about a node replaced since
         }
         match step {
-            step::LIFECYCLE | step::IDLE_CHECK => FlowStatus::Running,
+            step::LIFECYCLE | step::IDLE_CHECK | step::FIELD_RELEASE => FlowStatus::Running,
             step::BARRIER => self.barrier_done(ctx),
             step::REFETCH => match self.refetch.take() {
                 Some((_, first)) if matches!(self.phase, Phase::Locate | Phase::Input) => {
@@ -666,7 +703,7 @@ impl ActFlow {
             step::TITLE => self.capture_done(ctx),
             // Input that got no reply within the budget: the page is busy; report it as
             // it is, unsettled.
-            step::INPUT | step::FOCUS | step::NAVIGATE
+            step::INPUT | step::FOCUS | step::NAVIGATE | step::FIELD_RESOLVE | step::FIELD_CALL
                 if matches!(error, CommandError::Timeout { .. }) =>
             {
                 match self.phase {
@@ -813,6 +850,9 @@ impl ActFlow {
             _ => {}
         }
         self.inputs_pending = self.inputs_pending.saturating_sub(1);
+        if self.send_queued(ctx) {
+            return FlowStatus::Running; // a drag's next move
+        }
         if self.inputs_pending == 0 {
             return self.input_done(ctx);
         }

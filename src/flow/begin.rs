@@ -82,7 +82,8 @@ impl Cascade<'_> {
             plan.top_frame,
             plan.node,
             self.out.now(),
-        );
+        )
+        .with_extra(plan.extra);
         self.flows.start(id, AnyFlow::Act(Box::new(flow)));
         self.with_flow(id, |flow, ctx| match flow {
             AnyFlow::Act(f) => f.start(ctx),

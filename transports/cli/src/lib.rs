@@ -14,6 +14,7 @@ pub mod evaluate;
 pub mod lines;
 pub mod live_view;
 pub mod mcp;
+pub mod mcp_input;
 pub mod mcp_schema;
 pub mod mcp_tabs;
 pub mod protocol;

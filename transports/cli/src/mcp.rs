@@ -129,6 +129,16 @@ pub enum ToolCall {
     Close,
     /// `browser_tabs` (see [`crate::mcp_tabs`]).
     Tabs(crate::mcp_tabs::TabsAction),
+    /// `browser_hover`, `browser_select_option`, `browser_fill_form`, `browser_drag` (see
+    /// [`crate::mcp_input`]): the sidecar's `act` line, checked.
+    Input {
+        /// The action as the sidecar spells it.
+        action: Value,
+        /// The budget.
+        timeout_ms: Option<u64>,
+        /// What to wait for (`None`: the default).
+        wait: Option<Wait>,
+    },
 }
 
 /// Why a `tools/call` was refused before anything was sent.
@@ -385,6 +395,7 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
         "browser_console_messages" => ToolCall::ConsoleMessages,
         "browser_close" => ToolCall::Close,
         "browser_tabs" => ToolCall::Tabs(crate::mcp_tabs::parse_tabs(args)?),
+        n if crate::mcp_input::NAMES.contains(&n) => crate::mcp_input::parse(n, args)?,
         other => return Err(CallError::UnknownTool(other.to_owned())),
     })
 }

@@ -902,6 +902,11 @@ fn agent_tool(
             };
             (outcome, None)
         }
+        ToolCall::Input {
+            action,
+            timeout_ms,
+            wait,
+        } => act(client, tab, view, action, budget(timeout_ms, wait)),
         other => (failed(format!("{other:?} is not an agent tool")), None),
     }
 }
@@ -990,6 +995,9 @@ fn act(
             opened.join(", "),
             tab_name(first)
         ));
+    }
+    for line in &result.fields {
+        text.push_str(&format!("\n{line}"));
     }
     if result.console.is_empty() {
         text.push_str("\nConsole: nothing since the action began.");

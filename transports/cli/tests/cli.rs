@@ -1434,3 +1434,116 @@ fn file_chooser_through_stdin() {
     stop_exits_0(&mut cli, 6);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The pages of the form and pointer action tests (shared with the e2e and MCP SDK tests):
+/// `{{OTHER}}` is the other site's host, so the iframes are OOPIFs.
+fn toolbox_input_site() -> cdp_supervise::serve::Server {
+    use cdp_supervise::serve::{Response, Server};
+    Server::start(|req| {
+        let page = match req.path.split('?').next().unwrap_or("/") {
+            "/" => include_str!("pages/toolbox_input/top.html"),
+            "/cross" => include_str!("pages/toolbox_input/cross.html"),
+            "/nested" => include_str!("pages/toolbox_input/nested.html"),
+            _ => return Response::not_found(),
+        };
+        Response::html(page.replace("{{OTHER}}", &cdp_supervise::demo::other_host(&req.host)))
+    })
+    .unwrap()
+}
+
+/// `act` actions `hover`, `select`, `fill`, `drag` over stdin, by ref, Playwright MCP's
+/// argument names as aliases: a :hover menu in a nested OOPIF shows in the next
+/// `ax_snapshot`; a `<select>` in an OOPIF takes an option by label; five fields in two
+/// frames in one call; a sortable list reordered by drag; a value that matches no option is
+/// a `bad_request` naming it.
+#[test]
+fn form_and_pointer_actions_through_stdin() {
+    let Some(browser) = browser_or_skip("cli-toolbox-input") else {
+        return;
+    };
+    let site = toolbox_input_site();
+    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    let top = site.url("127.0.0.1", "/");
+    cli.send(json!({"id": 1, "cmd": "act", "action": "navigate", "url": top}));
+    cli.expect("navigate", is_result(1));
+    let find = |ax: &Value, role: &str, name: &str| {
+        ax["refs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["role"] == role && r["name"] == name)
+            .map(|r| r["ref"].as_str().unwrap_or_default().to_owned())
+    };
+    let mut id = 10;
+    let mut snapshot = |cli: &mut Sidecar, role: &str, name: &str| {
+        let end = Instant::now() + WAIT;
+        loop {
+            id += 1;
+            cli.send(json!({"id": id, "cmd": "ax_snapshot", "timeout_ms": 5000}));
+            let ax = cli.expect("ax result", is_result(id))["ax"].clone();
+            if find(&ax, role, name).is_some() {
+                return ax;
+            }
+            assert!(Instant::now() < end, "no {role} {name}: {ax}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let ax = snapshot(&mut cli, "button", "Menu");
+    let ax = match find(&ax, "listitem", "H3") {
+        Some(_) => ax,
+        None => snapshot(&mut cli, "listitem", "H3"),
+    };
+    let r = |role: &str, name: &str| find(&ax, role, name).unwrap();
+    cli.send(json!({"id": 2, "cmd": "act", "action": "hover", "target": r("button", "Menu")}));
+    let a = cli.expect("hover", is_result(2));
+    assert!(
+        a["act"]["console"].to_string().contains("menu hovered"),
+        "{a}"
+    );
+    snapshot(&mut cli, "link", "Secret item");
+    let color = r("combobox", "Color");
+    cli.send(json!({"id": 3, "cmd": "act", "action": "select", "ref": color, "values": ["Green"]}));
+    let a = cli.expect("select", is_result(3));
+    assert!(
+        a["act"]["console"]
+            .to_string()
+            .contains("color changed to g"),
+        "{a}"
+    );
+    cli.send(json!({"id": 4, "cmd": "evaluate", "expression": "el => el.value", "ref": color}));
+    assert_eq!(cli.expect("value", is_result(4))["value"], "g");
+    cli.send(json!({"id": 5, "cmd": "act", "action": "select", "ref": color, "values": ["Mauve"]}));
+    let e = cli.expect("no such option", is_result(5));
+    assert_eq!(e["code"], "bad_request", "{e}");
+    assert!(e["message"].as_str().unwrap().contains("\"Mauve\""), "{e}");
+    cli.send(json!({"id": 6, "cmd": "act", "action": "fill", "fields": [
+        {"ref": r("textbox", "Name"), "value": "Ada"},
+        {"target": r("textbox", "Bio"), "value": "Hi", "name": "Bio"},
+        {"ref": r("checkbox", "Agree"), "value": "true", "type": "checkbox"},
+        {"ref": r("radio", "Large"), "value": "true"},
+        {"ref": color, "value": "Blue", "type": "combobox"},
+    ]}));
+    let a = cli.expect("fill", is_result(6));
+    assert_eq!(a["act"]["fields"].as_array().map(Vec::len), Some(5), "{a}");
+    cli.send(json!({"id": 7, "cmd": "evaluate", "expression":
+        "[document.getElementById('name').value, document.getElementById('bio').value, document.getElementById('agree').checked].join()"}));
+    assert_eq!(
+        cli.expect("top fields", is_result(7))["value"],
+        "Ada,Hi,true"
+    );
+    cli.send(json!({"id": 8, "cmd": "evaluate", "expression": "el => el.value", "ref": color}));
+    assert_eq!(cli.expect("select", is_result(8))["value"], "b");
+    cli.send(json!({"id": 9, "cmd": "act", "action": "drag", "ref": r("listitem", "M1"), "to_ref": r("listitem", "M3")}));
+    cli.expect("drag", is_result(9));
+    cli.send(json!({"id": 100, "cmd": "act", "action": "drag", "startRef": r("listitem", "H1"), "endRef": r("listitem", "H3")}));
+    cli.expect("html5 drag", is_result(100));
+    cli.send(json!({"id": 101, "cmd": "evaluate", "expression": "order('mlist') + ' ' + order('hlist')"}));
+    assert_eq!(
+        cli.expect("orders", is_result(101))["value"],
+        "M2,M3,M1 H2,H3,H1"
+    );
+    stop_exits_0(&mut cli, 102);
+}
