@@ -82,6 +82,8 @@ struct State {
     console_seen_until: f64,
     /// The tabs the last result named.
     tabs_seen: TabsSeen,
+    /// The browser's warnings up to this one were named in a result (`None`: no call yet).
+    warnings_seen: Option<u64>,
 }
 
 impl State {
@@ -139,6 +141,10 @@ impl Session {
             Ok(call) => match self.host.live() {
                 Ok(live) => {
                     let scope = self.scope(&mut state, &live);
+                    if let Some(log) = live.warnings.as_deref() {
+                        // A session hears of what happens from its first call on.
+                        state.warnings_seen.get_or_insert_with(|| log.head());
+                    }
                     match scope {
                         Ok(tab) => self.run(&mut state, &live, tab, call),
                         Err(e) => failed(e),
@@ -154,6 +160,8 @@ impl Session {
                 idle.as_secs()
             ));
         }
+        let warnings = self.warnings(&mut state, &outcome.text);
+        outcome.text.push_str(&warnings);
         outcome.text.push_str(&self.report(&mut state));
         state.last_call = Some(Instant::now());
         outcome
@@ -251,6 +259,23 @@ impl Session {
         let generation = state.generation;
         *state = State::fresh(generation);
         note
+    }
+
+    /// The browser's warnings since this session's last result that concern it, but
+    /// what `said` already says.
+    fn warnings(&self, state: &mut State, said: &str) -> String {
+        let live = self
+            .host
+            .running()
+            .filter(|l| l.generation == state.generation);
+        let (Some(log), Some(seen)) = (
+            live.as_ref().and_then(|l| l.warnings.as_deref()),
+            state.warnings_seen.as_mut(),
+        ) else {
+            return String::new();
+        };
+        let context = self.own_context.then_some(state.context.as_deref());
+        log.report(seen, context, said)
     }
 
     /// The lines every result ends with: the fallback warning once, this session's pending

@@ -9,6 +9,11 @@
 //! `/downloads` has three download controls: a `download` link to a 20 000-byte
 //! `/file.bin` at (0,0)-(150,40), a button that downloads a 3 000-byte blob as `made.txt`
 //! at (0,50)-(150,90), and a `download` link to a 2 MB `/big.bin` at (0,100)-(150,140).
+//!
+//! `/permissions` has two buttons that ask for a permission: the position
+//! (`getCurrentPosition`; the error code or `position` goes to `window.geo`) at
+//! (0,0)-(150,40), and notifications (`Notification.requestPermission`; the state goes to
+//! `window.notif`) at (0,50)-(150,90).
 
 use cdp_supervise::demo::other_host;
 use cdp_supervise::serve::{Request, Response, Server};
@@ -50,6 +55,14 @@ fn handle(req: &Request) -> Response {
                onclick=\"const a = document.createElement('a'); a.href = window.URL.createObjectURL(new Blob(['x'.repeat(3000)])); \
                a.download = 'made.txt'; document.body.appendChild(a); a.click()\">blob</button>\
              <a id=big href=/big.bin download style=\"position:absolute;left:0;top:100px;width:150px;height:40px;display:block\">big</a>",
+        )),
+        "/permissions" => Response::html(page(
+            "permissions",
+            "<button id=geo style=\"position:absolute;left:0;top:0;width:150px;height:40px\" \
+               onclick=\"navigator.geolocation.getCurrentPosition(() => window.geo = 'position', \
+               e => window.geo = e.code, {timeout: 2000})\">geo</button>\
+             <button id=notif style=\"position:absolute;left:0;top:50px;width:150px;height:40px\" \
+               onclick=\"Notification.requestPermission().then(s => window.notif = s)\">notif</button>",
         )),
         "/file.bin" => Response::html("y".repeat(20_000)),
         "/big.bin" => Response::html("z".repeat(2_000_000)),
