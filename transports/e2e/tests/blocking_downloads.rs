@@ -9,7 +9,7 @@ use cdp_supervisor::act::{ActOptions, ActResult, Action, Target};
 use cdp_supervisor::downloads::{DownloadConfig, DownloadState};
 use cdp_supervisor_blocking::Client;
 use support::blocking::*;
-use support::upload_site::UploadSite;
+use support::upload_site::{assert_saved, UploadSite, SMALL_DOWNLOADS};
 
 fn click(client: &Client, y: f64) -> ActResult {
     client
@@ -46,22 +46,9 @@ fn clicks_name_their_downloads_and_an_oversized_one_is_canceled() {
         )
         .unwrap();
 
-    for (y, name, size) in [(20.0, "file.bin", 20_000), (70.0, "made.txt", 3_000)] {
+    for (y, name, size) in SMALL_DOWNLOADS {
         let t0 = std::time::Instant::now();
-        let r = click(&client, y);
-        let [d] = r.downloads.as_slice() else {
-            panic!("{name}: one download named by the click: {r:?}");
-        };
-        assert_eq!(d.state, DownloadState::Completed, "{d:?}");
-        assert_eq!(d.suggested_filename, name);
-        assert_eq!(d.received_bytes, size);
-        let path = d.path.as_deref().unwrap();
-        assert_eq!(
-            path,
-            dir.join(name).to_string_lossy(),
-            "saved under its name"
-        );
-        assert_eq!(std::fs::metadata(path).unwrap().len(), size);
+        assert_saved(&click(&client, y), &dir, name, size);
         eprintln!("{name}: click answered in {:?}", t0.elapsed());
     }
 

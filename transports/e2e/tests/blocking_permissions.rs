@@ -10,7 +10,7 @@ use cdp_supervisor::permissions::PermissionConfig;
 use cdp_supervisor_blocking::Client;
 use serde_json::{json, Value};
 use support::blocking::*;
-use support::upload_site::UploadSite;
+use support::upload_site::{asked_for, UploadSite};
 
 const ASK: &str =
     "new Promise(done => navigator.permissions.query({name: 'geolocation'}).then(s => \
@@ -71,15 +71,6 @@ fn click(client: &Client, y: f64) -> ActResult {
     client.act(click, ActOptions::default()).unwrap()
 }
 
-/// The console line the supervisor's script wrote for `name` in `r`, if any.
-fn asked(r: &ActResult, name: &str) -> Option<String> {
-    let needle = format!("the page asked for permission \"{name}\"");
-    r.console
-        .iter()
-        .find(|l| l.text.contains(&needle))
-        .map(|l| format!("{}: {}", l.level, l.text))
-}
-
 #[test]
 fn what_the_page_asked_for_is_in_the_clicks_console_lines() {
     let test = "permission-requests";
@@ -97,7 +88,7 @@ fn what_the_page_asked_for_is_in_the_clicks_console_lines() {
         };
         client.act(go, ActOptions::default()).unwrap();
         let r = click(&client, 20.0);
-        let line = asked(&r, "geolocation").unwrap_or_else(|| panic!("{:?}", r.console));
+        let line = asked_for(&r, "geolocation").unwrap_or_else(|| panic!("{:?}", r.console));
         if granted.is_empty() {
             assert!(line.starts_with("warning: "), "{line}");
             assert!(line.contains("denied, without a prompt"), "{line}");
@@ -107,7 +98,7 @@ fn what_the_page_asked_for_is_in_the_clicks_console_lines() {
                 "the page denied"
             );
             let r = click(&client, 70.0);
-            let line = asked(&r, "notifications").unwrap_or_else(|| panic!("{:?}", r.console));
+            let line = asked_for(&r, "notifications").unwrap_or_else(|| panic!("{:?}", r.console));
             assert!(line.contains("denied, without a prompt"), "{line}");
             assert_eq!(eval(&client, None, "window.notif"), json!("denied"));
         } else {

@@ -17,6 +17,41 @@
 
 use cdp_supervise::demo::other_host;
 use cdp_supervise::serve::{Request, Response, Server};
+use cdp_supervisor::act::ActResult;
+use cdp_supervisor::downloads::DownloadState;
+
+/// The small downloads of `/downloads`: where to click (y), the name each is saved as,
+/// its size.
+pub const SMALL_DOWNLOADS: [(f64, &str, u64); 2] =
+    [(20.0, "file.bin", 20_000), (70.0, "made.txt", 3_000)];
+
+/// Checks that the click `r` named one completed download `name` of `size` bytes, saved as
+/// `dir/name`, and that the file is there.
+pub fn assert_saved(r: &ActResult, dir: &std::path::Path, name: &str, size: u64) {
+    let [d] = r.downloads.as_slice() else {
+        panic!("{name}: one download named by the click: {r:?}");
+    };
+    assert_eq!(d.state, DownloadState::Completed, "{d:?}");
+    assert_eq!(d.suggested_filename, name);
+    assert_eq!(d.received_bytes, size);
+    let path = d.path.as_deref().unwrap();
+    assert_eq!(
+        path,
+        dir.join(name).to_string_lossy(),
+        "saved under its name"
+    );
+    assert_eq!(std::fs::metadata(path).unwrap().len(), size);
+}
+
+/// The console line (`level: text`) the supervisor's script wrote in `r` when the page
+/// asked for permission `name`.
+pub fn asked_for(r: &ActResult, name: &str) -> Option<String> {
+    let needle = format!("the page asked for permission \"{name}\"");
+    r.console
+        .iter()
+        .find(|l| l.text.contains(&needle))
+        .map(|l| format!("{}: {}", l.level, l.text))
+}
 
 const SEEN: &str = "window.seen = []; for (const i of document.querySelectorAll('input[type=file]')) \
     i.addEventListener('change', e => { for (const f of e.target.files) seen.push(i.id + ':' + f.name + ':' + f.size); });";
