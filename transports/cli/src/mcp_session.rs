@@ -364,10 +364,13 @@ impl Session {
                     Ok(id) => id,
                     Err(e) => return failed(e),
                 };
-                match client.sign_in(&username, password.expose(), dialog_id.as_deref()) {
-                    Ok(d) => ok(format!("Sign-in {} answered as {username}.", d.id)),
-                    Err(e) => failed(format!("{e}")),
-                }
+                let signed = crate::mcp_sign_in::sign_in(
+                    client,
+                    &username,
+                    password.expose(),
+                    dialog_id.as_deref(),
+                );
+                signed.map_or_else(failed, ok)
             }
             ToolCall::FileUpload { paths, dialog_id } if !paths.is_empty() => {
                 self.upload(state, client, paths, dialog_id)

@@ -102,12 +102,18 @@ impl WarningLog {
                     return;
                 };
                 let context = tab.and_then(|t| ring.contexts.get(t).cloned().flatten());
+                let text = warning.to_string();
+                // One refused navigation can be warned about twice in a row (its request and
+                // its start): said once.
+                if ring.entries.back().is_some_and(|e| e.text == text) {
+                    return;
+                }
                 ring.last += 1;
                 let entry = Entry {
                     seq: ring.last,
                     context,
                     code: warning.code(),
-                    text: warning.to_string(),
+                    text,
                 };
                 if ring.entries.len() >= MAX_WARNINGS {
                     ring.entries.pop_front();
@@ -212,8 +218,9 @@ mod tests {
     #[test]
     fn the_ring_is_bounded_and_a_late_reader_is_told_what_it_missed() {
         let log = WarningLog::default();
-        for _ in 0..MAX_WARNINGS + 6 {
-            refused(&log, "T");
+        for i in 0..MAX_WARNINGS + 6 {
+            refused(&log, &format!("T{i}"));
+            refused(&log, &format!("T{i}")); // the same warning twice in a row: once
         }
         let text = log.report(&mut 0, None, "");
         assert_eq!(text.matches("navigation_refused").count(), MAX_WARNINGS);

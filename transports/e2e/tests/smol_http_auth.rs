@@ -1,12 +1,13 @@
 //! End-to-end: HTTP sign-in over the smol transport (the same API as the blocking
 //! client's): with wrong credentials for the origin the supervisor says so within a
-//! second; with prompting on, the challenge is a pending `http_auth` dialog and signing in
-//! loads the page. The password is in no trace.
+//! second; with prompting on, the challenge is a pending `http_auth` dialog that ends the
+//! navigation at once, and signing in loads the page. The password is in no trace.
 
 mod support;
 
 use std::time::{Duration, Instant};
 
+use cdp_supervisor::act::{ActOptions, Action};
 use cdp_supervisor::http_auth::{Credentials, HttpAuthConfig};
 use cdp_supervisor::{Event, Warning};
 use cdp_supervisor_smol::{Client, ClientEvent, Options};
@@ -77,8 +78,15 @@ fn wrong_credentials_are_reported_and_a_pending_challenge_is_answered() {
         traces.push(o.record.clone().unwrap());
         let client = Client::connect(browser.ws_url(), o).await.unwrap();
         wait_live(&client).await;
-        navigate(&client, &site.url("localhost", "/secret")).await;
+        // A document's challenge ends the navigation at once, naming it.
+        let t0 = Instant::now();
+        let go = Action::Navigate {
+            url: site.url("localhost", "/secret"),
+        };
+        let r = client.act(go, ActOptions::default()).await.unwrap();
+        assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
         let d = wait_dialog_of(&client, "http_auth").await;
+        assert_eq!(r.ended_by_dialog.as_deref(), Some(d.id.as_str()), "{r:?}");
         assert_eq!(
             d.auth.as_ref().map(|a| a.origin.as_str()),
             Some(other.as_str())
