@@ -479,12 +479,13 @@ pub fn unreachable_error(url: &str, error: &dyn std::fmt::Display) -> String {
     )
 }
 
-/// The client's options from the flags: the supervisor's configuration, and how to reach
-/// a remote browser (`--cdp-header`, `--heartbeat`). What `watch` and `mcp` both connect
-/// with.
+/// The client's options from the flags: the supervisor's configuration, how to reach
+/// a remote browser (`--cdp-header`, `--heartbeat`) and where to record (`--record`).
+/// What `watch` and `mcp` both connect with.
 pub fn client_options(args: &Args) -> cdp_supervisor_driver::Options {
     cdp_supervisor_driver::Options {
         config: config(args),
+        record: args.record.clone(),
         heartbeat: args.remote.heartbeat,
         headers: args.remote.headers.clone(),
         ..Default::default()
