@@ -15,8 +15,11 @@ HTTP Basic page (`/secret`, user `user`) and an open one, `localhost` blocked:
   and the next result names the `navigation_refused` warning once; a link the agent clicks
   that opens a popup to the blocked origin: the popup is closed, and the click's result
   names the warning.
-- `mcp --allow-internal-urls`: `browser_navigate` to `javascript:alert(1)` names the alert
-  in its own answer, and answering it works.
+- A click that makes the page ask for the position: its console lines say the page asked
+  for "geolocation", denied without a prompt; the page got PERMISSION_DENIED.
+- `mcp --allow-internal-urls --grant-permissions geolocation`: `browser_navigate` to
+  `javascript:alert(1)` names the alert in its own answer, and answering it works; the
+  Permissions API says geolocation is `granted`.
 
 Exits non-zero on the first failed check.
 """
@@ -56,6 +59,10 @@ def serve():
                 else:
                     status, body = 401, "<title>denied</title>no"
                     extra["www-authenticate"] = 'Basic realm="faults"'
+            elif self.path.startswith("/perm"):
+                status, body = 200, ('<title>perm</title><button onclick="navigator.geolocation.getCurrentPosition('
+                                     '() => document.title = \'position\', e => document.title = \'error \' + e.code)">'
+                                     'Where am I</button>')
             elif self.path.startswith("/home"):
                 status, body = 200, (f'<title>home</title><a href="http://localhost:{ports["port"]}/popup" '
                                      'target="_blank">Open the other site</a>')
@@ -117,6 +124,18 @@ async def sign_in_and_warnings(port):
         r = await client.call_tool("browser_evaluate", {"expression": "document.title"})
         check(not r.is_error and "inside" in text_of(r), "the signed-in page is there", r)
 
+        # Permissions: denied without a prompt, and the click that asked says so.
+        r = await client.call_tool("browser_navigate", {"url": f"{base}/perm"})
+        r = await client.call_tool("browser_snapshot", {})
+        ref = next((line.split("[ref=")[1].split("]")[0] for line in text_of(r).splitlines()
+                    if "Where am I" in line and "[ref=" in line), None)
+        check(ref is not None, "the button has a ref", r)
+        r = await client.call_tool("browser_click", {"element": "the button", "ref": ref})
+        check('the page asked for permission "geolocation": denied, without a prompt' in text_of(r),
+              "the click's console lines name the permission the page asked for, denied", r)
+        r = await client.call_tool("browser_evaluate", {"expression": "document.title"})
+        check("error 1" in text_of(r), "and the page was told PERMISSION_DENIED", r)
+
         # A navigation the page starts between calls, to the blocked origin.
         r = await client.call_tool("browser_navigate", {"url": f"{base}/home"})
         check(not r.is_error and "home" in text_of(r), "an open page loads", r)
@@ -151,8 +170,8 @@ async def sign_in_and_warnings(port):
         check(f"localhost:{port}" not in text_of(r), "and no tab shows the blocked origin", r)
 
 
-async def javascript_url():
-    args = ["mcp", "--allow-internal-urls"]
+async def javascript_url_and_a_grant(port):
+    args = ["mcp", "--allow-internal-urls", "--grant-permissions", "geolocation"]
     async with Client(StdioServerParameters(command=BINARY, args=args, env={**os.environ})) as client:
         r = await client.call_tool("browser_navigate", {"url": "data:text/html,<title>start</title>"})
         check(not r.is_error, "a first page", r)
@@ -164,13 +183,17 @@ async def javascript_url():
         check(not r.is_error and "accepted" in text_of(r), "and the alert is answered", r)
         r = await client.call_tool("browser_evaluate", {"expression": "document.title"})
         check(not r.is_error and "start" in text_of(r), "the page is still there", r)
+        r = await client.call_tool("browser_navigate", {"url": f"http://127.0.0.1:{port}/open"})
+        r = await client.call_tool("browser_evaluate", {
+            "expression": "navigator.permissions.query({name: 'geolocation'}).then(s => s.state)"})
+        check("granted" in text_of(r), "--grant-permissions geolocation grants it", r)
 
 
 async def main():
     before = chromium_pids("cdp-supervise-profile")
     port = serve()
     await sign_in_and_warnings(port)
-    await javascript_url()
+    await javascript_url_and_a_grant(port)
     check(browsers_gone(before), "no browser left running")
 
 
