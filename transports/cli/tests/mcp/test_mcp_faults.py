@@ -4,7 +4,7 @@ warnings between calls, and a `javascript:` navigation.
 
     python3 transports/cli/tests/mcp/test_mcp_faults.py path/to/cdp-supervise
 
-Against a real headless Chromium the server launches (stdio), a loopback server with an
+Against a real headless Chromium the server launches (stdio unless said), a loopback server with an
 HTTP Basic page (`/secret`, user `user`) and an open one, `localhost` blocked:
 
 - `mcp --http-auth`: navigating to `/secret` names the pending `http_auth` dialog;
@@ -15,6 +15,8 @@ HTTP Basic page (`/secret`, user `user`) and an open one, `localhost` blocked:
   and the next result names the `navigation_refused` warning once; a link the agent clicks
   that opens a popup to the blocked origin: the popup is closed, and the click's result
   names the warning.
+- Over HTTP (`mcp --port 0`), two sessions: the refused navigation of one session's page
+  is named in that session's next result, not in the other's.
 - A click that makes the page ask for the position: its console lines say the page asked
   for "geolocation", denied without a prompt; the page got PERMISSION_DENIED.
 - `mcp --allow-internal-urls --grant-permissions geolocation`: `browser_navigate` to
@@ -35,7 +37,7 @@ import time
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from test_mcp import BINARY, browsers_gone, check, chromium_pids, text_of
+from test_mcp import BINARY, browsers_gone, check, chromium_pids, start_http_server, stop_server, text_of
 
 PASSWORD = "correct-horse-42"
 WRONG = "wrong-battery-7"
@@ -189,11 +191,35 @@ async def javascript_url_and_a_grant(port):
         check("granted" in text_of(r), "--grant-permissions geolocation grants it", r)
 
 
+async def warnings_per_session(port):
+    """Over HTTP two sessions, each in its own browser context: the refused navigation of
+    one session's page is named in that session's next result only."""
+    base = f"http://127.0.0.1:{port}"
+    server, url, _ = start_http_server("--blocked-origins", f"http://localhost:{port}")
+    try:
+        async with Client(url) as a, Client(url) as b:
+            for c in (a, b):
+                r = await c.call_tool("browser_navigate", {"url": f"{base}/home"})
+                check(not r.is_error and "home" in text_of(r), "a session loads its page", r)
+            r = await a.call_tool("browser_evaluate", {
+                "expression": f"setTimeout(() => location.href = 'http://localhost:{port}/a', 300), 'armed'"})
+            check(not r.is_error, "session A's page arms a timer", r)
+            await asyncio.sleep(1.5)
+            r = await b.call_tool("browser_evaluate", {"expression": "1 + 1"})
+            check("navigation_refused" not in text_of(r), "session B hears nothing of A's page", r)
+            r = await a.call_tool("browser_evaluate", {"expression": "1 + 1"})
+            check("navigation_refused" in text_of(r) and f"localhost:{port}/a" in text_of(r),
+                  "session A's next result names its page's refused navigation", r)
+    finally:
+        stop_server(server)
+
+
 async def main():
     before = chromium_pids("cdp-supervise-profile")
     port = serve()
     await sign_in_and_warnings(port)
     await javascript_url_and_a_grant(port)
+    await warnings_per_session(port)
     check(browsers_gone(before), "no browser left running")
 
 
