@@ -29,6 +29,9 @@ struct Entry {
     code: &'static str,
     /// What happened, in the supervisor's words.
     text: String,
+    /// What an action's own answer says of it when it was that action's (a refused
+    /// navigation's reason), to leave it out there.
+    said_as: String,
 }
 
 #[derive(Default)]
@@ -108,12 +111,17 @@ impl WarningLog {
                 if ring.entries.back().is_some_and(|e| e.text == text) {
                     return;
                 }
+                let said_as = match &warning {
+                    Warning::NavigationRefused { refused, .. } => refused.to_string(),
+                    _ => text.clone(),
+                };
                 ring.last += 1;
                 let entry = Entry {
                     seq: ring.last,
                     context,
                     code: warning.code(),
                     text,
+                    said_as,
                 };
                 if ring.entries.len() >= MAX_WARNINGS {
                     ring.entries.pop_front();
@@ -146,7 +154,7 @@ impl WarningLog {
                 (Some(_), None) => e.code != "navigation_refused",
                 (Some(c), Some(t)) => c == Some(t),
             };
-            if mine && !said.contains(&e.text) {
+            if mine && !said.contains(&e.said_as) {
                 out.push_str(&format!("\n- {}: {}", e.code, e.text));
             }
         }
@@ -207,11 +215,12 @@ mod tests {
         assert!(text.contains("navigation_refused") && text.contains("fresh_browser"));
         let text = log.report(&mut c2, Some(Some("C2")), "");
         assert!(!text.contains("navigation_refused") && text.contains("fresh_browser"));
-        // What the action's own answer said is not said again.
-        refused(&log, "T1");
-        let said = log
-            .report(&mut 2, None, "")
-            .replace("\n- navigation_refused: ", "");
+        // What the action's own answer said (the refusal's reason) is not said again.
+        refused(&log, "T2");
+        let Err(reason) = UrlPolicy::agent().check("file:///etc/passwd") else {
+            panic!("file: is refused by the agent policy");
+        };
+        let said = format!("click: ... was kept where it was: {reason}");
         assert_eq!(log.report(&mut shared, None, &said), "");
     }
 

@@ -67,7 +67,8 @@ def serve():
                                      'Where am I</button>')
             elif self.path.startswith("/home"):
                 status, body = 200, (f'<title>home</title><a href="http://localhost:{ports["port"]}/popup" '
-                                     'target="_blank">Open the other site</a>')
+                                     'target="_blank">Open the other site</a> '
+                                     f'<a href="http://localhost:{ports["port"]}/same">Go to the other site</a>')
             else:
                 status, body = 200, "<title>open</title>open"
             data = body.encode()
@@ -152,6 +153,16 @@ async def sign_in_and_warnings(port):
         check(f"{base}/home" in text, "and the page stayed where it was", r)
         r = await client.call_tool("browser_evaluate", {"expression": "1 + 1"})
         check("navigation_refused" not in text_of(r), "the warning is said once", r)
+
+        # A link the agent clicks in the same tab: the click's own answer says it, once.
+        r = await client.call_tool("browser_snapshot", {})
+        ref = next((line.split("[ref=")[1].split("]")[0] for line in text_of(r).splitlines()
+                    if "Go to the other site" in line and "[ref=" in line), None)
+        r = await client.call_tool("browser_click", {"element": "the link", "ref": ref})
+        text = text_of(r)
+        check("kept where it was" in text and f"localhost:{port}/same" in text
+              and "navigation_refused" not in text,
+              "a refused link the agent clicked is said by the click, not again as a warning", r)
 
         # A link the agent clicks opens a popup to the blocked origin.
         r = await client.call_tool("browser_snapshot", {})
