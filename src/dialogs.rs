@@ -427,6 +427,10 @@ impl Dialogs {
                 crate::http_auth::Response::Provide(user, password),
             );
             let session = session_id.clone();
+            // A second challenge for the request means these were wrong (reported, the
+            // request canceled): an answer is never retried.
+            let key = (session.clone(), request_id.clone());
+            push_ring(&mut self.auth_tried, key, MAX_PENDING_DIALOGS);
             return Ok(CommandId(self.send_closing_answer(
                 out,
                 id,
@@ -970,21 +974,30 @@ impl Dialogs {
             );
             return;
         };
+        let key = (session.to_owned(), request_id.to_owned());
+        if self.auth_tried.contains(&key) {
+            // Credentials were given for this request (configured, or an answer to its
+            // dialog) and it is challenged again: they were wrong. Never try again.
+            out.warn(Warning::HttpAuthRejected {
+                origin: origin.to_owned(),
+                realm: ev.challenge.realm.to_string(),
+            });
+            let params = continue_params(request_id, Response::Cancel);
+            out.send(
+                Some(session),
+                "Fetch.continueWithAuth",
+                params.as_deref(),
+                Purpose::Quiet,
+                t,
+            );
+            return;
+        }
         if let Some(creds) = config.for_origin(origin) {
-            let key = (session.to_owned(), request_id.to_owned());
-            let params = if self.auth_tried.contains(&key) {
-                out.warn(Warning::HttpAuthRejected {
-                    origin: origin.to_owned(),
-                    realm: ev.challenge.realm.to_string(),
-                });
-                continue_params(request_id, Response::Cancel)
-            } else {
-                push_ring(&mut self.auth_tried, key, MAX_PENDING_DIALOGS);
-                continue_params(
-                    request_id,
-                    Response::Provide(&creds.username, &creds.password),
-                )
-            };
+            push_ring(&mut self.auth_tried, key, MAX_PENDING_DIALOGS);
+            let params = continue_params(
+                request_id,
+                Response::Provide(&creds.username, &creds.password),
+            );
             out.send(
                 Some(session),
                 "Fetch.continueWithAuth",

@@ -218,9 +218,10 @@ pub enum Warning {
         /// Why.
         error: DialogError,
     },
-    /// An HTTP sign-in challenge came again for a request already answered with the
-    /// configured credentials: they are wrong; the request was canceled.
-    #[error("the credentials for {origin} were refused (realm {realm:?}); the request was canceled: check --http-credentials")]
+    /// An HTTP sign-in challenge came again for a request already answered with
+    /// credentials (configured, or given in answer to its `http_auth` dialog): they are
+    /// wrong; the request was canceled, never retried.
+    #[error("the credentials for {origin} were refused (realm {realm:?}); the request was canceled: check --http-credentials, or the username and password given for it")]
     HttpAuthRejected {
         /// The origin that refused them.
         origin: String,

@@ -82,6 +82,80 @@ pub fn chromium_name(web: &str) -> &str {
         .map_or(web, |(_, c)| c)
 }
 
+/// The script added to every document of every page and iframe session when the
+/// supervisor manages permissions: Chromium sends nothing when a page asks for a permission
+/// it then denies without a prompt (see [`crate::manual::chromium_facts`], "Permissions"),
+/// so the calls that ask for one say it in the console, with the permission's state, as a
+/// `warning` line an action's answer carries (`[cdp-supervisor] the page asked for
+/// permission "geolocation": denied, without a prompt`). It wraps each call once per
+/// document, keeps the page's own behaviour (the original runs, with its arguments and
+/// `this`), and never throws into the page.
+///
+/// ```
+/// use cdp_supervisor::permissions::REQUEST_WATCH_SCRIPT;
+/// assert!(REQUEST_WATCH_SCRIPT.contains("getCurrentPosition"));
+/// assert!(REQUEST_WATCH_SCRIPT.contains("requestPermission"));
+/// ```
+pub const REQUEST_WATCH_SCRIPT: &str = r#"(() => {
+  const mark = Symbol.for('cdp-supervisor.permission-requests');
+  if (globalThis[mark]) return;
+  try { Object.defineProperty(globalThis, mark, {value: true}); } catch (e) { return; }
+  const warn = console.warn.bind(console);
+  const perms = typeof navigator !== 'undefined' && navigator.permissions;
+  const query = perms && perms.query.bind(perms);
+  const tell = (name, state) => warn('[cdp-supervisor] the page asked for permission "' + name
+    + '": ' + (state === 'granted' ? 'granted'
+      : (state || 'denied') + ', without a prompt (only the permissions the supervisor grants are given)'));
+  const say = name => {
+    try {
+      if (!query) return tell(name);
+      query({name}).then(s => tell(name, s.state), () => tell(name));
+    } catch (e) { tell(name); }
+  };
+  const wrap = (owner, method, names) => {
+    try {
+      const original = owner && owner[method];
+      if (typeof original !== 'function') return;
+      const wrapped = {[method](...args) {
+        try { names(args).forEach(say); } catch (e) {}
+        return original.apply(this, args);
+      }}[method];
+      owner[method] = wrapped;
+    } catch (e) {}
+  };
+  const proto = c => globalThis[c] && globalThis[c].prototype;
+  const one = name => () => [name];
+  wrap(proto('Geolocation'), 'getCurrentPosition', one('geolocation'));
+  wrap(proto('Geolocation'), 'watchPosition', one('geolocation'));
+  wrap(globalThis.Notification, 'requestPermission', one('notifications'));
+  wrap(proto('MediaDevices'), 'getUserMedia', ([c]) =>
+    [c && c.video && 'camera', c && c.audio && 'microphone'].filter(Boolean));
+  wrap(proto('MediaDevices'), 'getDisplayMedia', one('display-capture'));
+  wrap(proto('Clipboard'), 'read', one('clipboard-read'));
+  wrap(proto('Clipboard'), 'readText', one('clipboard-read'));
+  wrap(proto('Navigator'), 'requestMIDIAccess', one('midi'));
+  wrap(proto('StorageManager'), 'persist', one('persistent-storage'));
+  wrap(proto('Document'), 'requestStorageAccess', one('storage-access'));
+  wrap(globalThis, 'getScreenDetails', one('window-management'));
+  wrap(globalThis.IdleDetector, 'requestPermission', one('idle-detection'));
+})()"#;
+
+#[derive(Serialize)]
+struct AddScript<'a> {
+    source: &'a str,
+    #[serde(rename = "runImmediately")]
+    run_immediately: bool,
+}
+
+/// `Page.addScriptToEvaluateOnNewDocument` for [`REQUEST_WATCH_SCRIPT`], on this document
+/// too.
+pub(crate) fn request_watch_params() -> Option<Box<RawValue>> {
+    to_raw(&AddScript {
+        source: REQUEST_WATCH_SCRIPT,
+        run_immediately: true,
+    })
+}
+
 #[derive(Serialize)]
 struct GrantParams<'a> {
     permissions: Vec<&'a str>,

@@ -938,7 +938,10 @@ impl ActFlow {
                 }
             }
             // Under an auto policy the dialog is being answered already: the action goes on.
-            E::DialogOpening(_) if ctx.dialogs.policy() == DialogPolicy::MustRespond => {
+            // A document's sign-in challenge holds its load the same way.
+            E::DialogOpening(_) | E::AuthRequired(_)
+                if ctx.dialogs.policy() == DialogPolicy::MustRespond && holds_the_page(event) =>
+            {
                 if let Some(d) = ctx.dialogs.newest_pending() {
                     if self.phase != Phase::Capture || self.captures_pending > 0 {
                         self.result.ended_by_dialog = Some(d.to_owned());
@@ -1065,6 +1068,16 @@ impl ActFlow {
             frame_id,
             at: now,
         });
+    }
+}
+
+/// Whether `event` opens a dialog that keeps the page from going on until it is answered:
+/// a JavaScript dialog, or the sign-in challenge of a document (a subresource's holds only
+/// itself).
+fn holds_the_page(event: &CdpEvent<'_>) -> bool {
+    match event {
+        CdpEvent::AuthRequired(ev) => ev.resource_type.as_deref() == Some("Document"),
+        _ => true,
     }
 }
 

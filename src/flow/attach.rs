@@ -282,6 +282,18 @@ impl AttachFlow {
             tag(step::SETUP),
             t,
         );
+        if ctx.config.permissions.is_some() {
+            // Chromium says nothing when a page asks for a permission it denies: the page's
+            // request is said in its console.
+            let watch = crate::permissions::request_watch_params();
+            out.send(
+                s,
+                "Page.addScriptToEvaluateOnNewDocument",
+                watch.as_deref(),
+                tag(step::SETUP),
+                t,
+            );
+        }
         if let Some(source) = ctx.bridge_script {
             // For new documents, for the loaded one, and Fetch for the bridge host only,
             // all before the child is resumed.

@@ -436,9 +436,15 @@ pub fn config(args: &Args) -> Config {
     config
 }
 
-/// A fresh folder for downloads under the system temp folder, named on stderr (it is kept
-/// at exit: the files are the user's).
+/// A fresh folder for downloads under the system temp folder, made and named on stderr
+/// once per process (the MCP server builds its configuration again at each browser
+/// start: they all share it), and kept at exit: the files are the user's.
 fn fresh_downloads_dir() -> String {
+    static DIR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DIR.get_or_init(make_downloads_dir).clone()
+}
+
+fn make_downloads_dir() -> String {
     let base = std::env::temp_dir();
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -473,12 +479,13 @@ pub fn unreachable_error(url: &str, error: &dyn std::fmt::Display) -> String {
     )
 }
 
-/// The client's options from the flags: the supervisor's configuration, and how to reach
-/// a remote browser (`--cdp-header`, `--heartbeat`). What `watch` and `mcp` both connect
-/// with.
+/// The client's options from the flags: the supervisor's configuration, how to reach
+/// a remote browser (`--cdp-header`, `--heartbeat`) and where to record (`--record`).
+/// What `watch` and `mcp` both connect with.
 pub fn client_options(args: &Args) -> cdp_supervisor_driver::Options {
     cdp_supervisor_driver::Options {
         config: config(args),
+        record: args.record.clone(),
         heartbeat: args.remote.heartbeat,
         headers: args.remote.headers.clone(),
         ..Default::default()
@@ -488,6 +495,28 @@ pub fn client_options(args: &Args) -> cdp_supervisor_driver::Options {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The MCP server builds its configuration more than once (each browser start): the
+    /// default downloads folder is made once, and every configuration names that one.
+    #[test]
+    fn the_default_downloads_folder_is_made_once_per_process() {
+        let argv = |c: &str| vec![c.to_owned()];
+        let mcp = parse_args(argv("mcp")).unwrap_or_else(|e| panic!("{}", e.message));
+        let watch = parse_args(argv("watch")).unwrap_or_else(|e| panic!("{}", e.message));
+        let dir = |a: &Args| config(a).downloads.map(|d| d.dir);
+        let first = dir(&mcp).expect("mcp downloads");
+        assert_eq!(dir(&mcp).as_deref(), Some(first.as_str()));
+        assert_eq!(dir(&watch).as_deref(), Some(first.as_str()));
+        assert!(std::path::Path::new(&first).is_dir(), "{first} made");
+        let prefix = format!("cdp-supervise-downloads-{}-", std::process::id());
+        let made = std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .count();
+        assert_eq!(made, 1, "one folder for this process");
+        std::fs::remove_dir(&first).unwrap();
+    }
 
     #[test]
     fn seconds_from_a_flag_never_panic() {

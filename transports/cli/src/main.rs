@@ -14,6 +14,8 @@ mod mcp_host;
 mod mcp_http;
 mod mcp_server;
 mod mcp_session;
+mod mcp_sign_in;
+mod mcp_warnings;
 mod remote;
 mod replay;
 mod watch;

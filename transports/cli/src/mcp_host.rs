@@ -15,6 +15,7 @@ use cdp_supervisor_blocking::{Browser, Client, Options};
 
 use crate::args::{config, fallback_warning, unreachable_error, Args};
 use crate::mcp_console::ConsoleLog;
+use crate::mcp_warnings::WarningLog;
 
 /// A browser being supervised, with what its start has to say.
 struct Started {
@@ -117,6 +118,8 @@ pub struct Live {
     pub warning: Option<String>,
     /// Every tab's console errors, when sessions have contexts of their own.
     pub console: Option<Arc<ConsoleLog>>,
+    /// The warnings given between calls, for each session's next result.
+    pub warnings: Option<Arc<WarningLog>>,
 }
 
 #[derive(Default)]
@@ -192,11 +195,13 @@ impl Host {
         let console = own_contexts
             .then(|| ConsoleLog::watch(&started.client))
             .flatten();
+        let warnings = WarningLog::watch(&started.client);
         let live = Live {
             client: Arc::new(started.client),
             generation: state.generation,
             warning: started.warning,
             console,
+            warnings,
         };
         state.live = Some(live.clone());
         state.headed_browser = started.headed_browser;
@@ -221,6 +226,7 @@ impl Host {
                 generation: state.generation,
                 warning: None,
                 console: None,
+                warnings: None,
             });
             state.headed_browser = started.headed_browser;
             state.grid = started.grid;

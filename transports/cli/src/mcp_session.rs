@@ -82,6 +82,8 @@ struct State {
     console_seen_until: f64,
     /// The tabs the last result named.
     tabs_seen: TabsSeen,
+    /// The browser's warnings up to this one were named in a result (`None`: no call yet).
+    warnings_seen: Option<u64>,
 }
 
 impl State {
@@ -139,6 +141,10 @@ impl Session {
             Ok(call) => match self.host.live() {
                 Ok(live) => {
                     let scope = self.scope(&mut state, &live);
+                    if let Some(log) = live.warnings.as_deref() {
+                        // A session hears of what happens from its first call on.
+                        state.warnings_seen.get_or_insert_with(|| log.head());
+                    }
                     match scope {
                         Ok(tab) => self.run(&mut state, &live, tab, call),
                         Err(e) => failed(e),
@@ -154,6 +160,8 @@ impl Session {
                 idle.as_secs()
             ));
         }
+        let warnings = self.warnings(&mut state, &outcome.text);
+        outcome.text.push_str(&warnings);
         outcome.text.push_str(&self.report(&mut state));
         state.last_call = Some(Instant::now());
         outcome
@@ -253,6 +261,23 @@ impl Session {
         note
     }
 
+    /// The browser's warnings since this session's last result that concern it, but
+    /// what `said` already says.
+    fn warnings(&self, state: &mut State, said: &str) -> String {
+        let live = self
+            .host
+            .running()
+            .filter(|l| l.generation == state.generation);
+        let (Some(log), Some(seen)) = (
+            live.as_ref().and_then(|l| l.warnings.as_deref()),
+            state.warnings_seen.as_mut(),
+        ) else {
+            return String::new();
+        };
+        let context = self.own_context.then_some(state.context.as_deref());
+        log.report(seen, context, said)
+    }
+
     /// The lines every result ends with: the fallback warning once, this session's pending
     /// dialogs, the dialogs that closed since the last result, the tabs opened or closed
     /// since, and the current tab.
@@ -339,10 +364,13 @@ impl Session {
                     Ok(id) => id,
                     Err(e) => return failed(e),
                 };
-                match client.sign_in(&username, password.expose(), dialog_id.as_deref()) {
-                    Ok(d) => ok(format!("Sign-in {} answered as {username}.", d.id)),
-                    Err(e) => failed(format!("{e}")),
-                }
+                let signed = crate::mcp_sign_in::sign_in(
+                    client,
+                    &username,
+                    password.expose(),
+                    dialog_id.as_deref(),
+                );
+                signed.map_or_else(failed, ok)
             }
             ToolCall::FileUpload { paths, dialog_id } if !paths.is_empty() => {
                 self.upload(state, client, paths, dialog_id)

@@ -451,7 +451,9 @@ fn tab_line(id: &Value, tab: Result<cdp_supervisor::TabInfo, ClientError>) -> St
 
 /// The stdout line of a warning a program must see, not only a person reading stderr:
 /// `{"type":"warning","code":"fresh_browser","message":...,"old_tab_id":...,"tab_id":...}`
-/// when a reconnect found a new browser (the old tab's state is gone), and the fatal ones.
+/// when a reconnect found a new browser (the old tab's state is gone), sign-in credentials
+/// refused (`origin`), a navigation the page started refused by an embedder's URL policy
+/// (`tab_id`), and the fatal ones.
 fn warning_line(warning: &Warning) -> Option<String> {
     let mut obj = json!({ "code": warning.code(), "message": warning.to_string() });
     match warning {
@@ -459,6 +461,8 @@ fn warning_line(warning: &Warning) -> Option<String> {
             obj["old_tab_id"] = json!(old_tab_id);
             obj["tab_id"] = json!(tab_id);
         }
+        Warning::HttpAuthRejected { origin, .. } => obj["origin"] = json!(origin),
+        Warning::NavigationRefused { tab_id, .. } => obj["tab_id"] = json!(tab_id),
         w if w.is_fatal() => {}
         _ => return None,
     }

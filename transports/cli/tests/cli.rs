@@ -1547,3 +1547,133 @@ fn form_and_pointer_actions_through_stdin() {
     );
     stop_exits_0(&mut cli, 102);
 }
+
+/// The password of [`basic_auth_site`]'s `/secret` (made up for the test).
+const AUTH_PASSWORD: &str = "correct-horse-42";
+
+/// A loopback server whose `/secret` wants HTTP Basic `user:AUTH_PASSWORD` (realm `cli`);
+/// every other path is an open page. Its port; it serves until the test process ends.
+fn basic_auth_site() -> u16 {
+    use std::net::TcpListener;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // base64("user:correct-horse-42"), written out: the crate has no base64 of its own.
+    const GOOD: &str = "Basic dXNlcjpjb3JyZWN0LWhvcnNlLTQy";
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let (mut first, mut authorized) = (String::new(), false);
+                let _ = reader.read_line(&mut first);
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some((k, v)) = line.split_once(':') {
+                        authorized |= k.eq_ignore_ascii_case("authorization") && v.trim() == GOOD;
+                    }
+                }
+                let secret = first
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap_or("/")
+                    .starts_with("/secret");
+                let (status, extra, body) = match (secret, authorized) {
+                    (true, false) => (
+                        "401 Unauthorized",
+                        "WWW-Authenticate: Basic realm=\"cli\"\r\n",
+                        "<title>denied</title>",
+                    ),
+                    (true, true) => ("200 OK", "", "<title>inside</title>signed in"),
+                    (false, _) => ("200 OK", "", "<title>open</title>"),
+                };
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n{extra}\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    port
+}
+
+/// HTTP sign-in over stdin: with `--http-auth` a challenge is a `dialog_opened` of type
+/// `http_auth` (origin and realm), the `act` loading it ends at once naming it, and a
+/// `dialog` with `username`/`password` loads the page; with wrong `--http-credentials` for
+/// the other origin, a `http_auth_rejected` warning line comes within a second. The
+/// password is on no stdout line and in no trace.
+#[test]
+fn http_auth_through_stdin() {
+    let Some(browser) = browser_or_skip("cli-http-auth") else {
+        return;
+    };
+    let port = basic_auth_site();
+    // A folder of its own: the shared traces folder is another test's to clear.
+    let trace =
+        std::env::temp_dir().join(format!("h25-cli-http-auth-{}.jsonl", std::process::id()));
+    let wrong = format!("http://localhost:{port}=user:wrong-{AUTH_PASSWORD}");
+    let mut cli = Sidecar::spawn(&[
+        "watch",
+        "--cdp",
+        &browser.http_url(),
+        "--http-auth",
+        "--http-credentials",
+        &wrong,
+        "--record",
+        trace.to_str().unwrap(),
+    ]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    let secret = format!("http://127.0.0.1:{port}/secret");
+    let t0 = Instant::now();
+    cli.send(json!({"id": 1, "cmd": "act", "action": "navigate", "url": secret}));
+    let opened = cli.expect("the challenge", |v| {
+        v["op"] == "dialog_opened" && v["dialog"]["type"] == "http_auth"
+    });
+    let d = &opened["dialog"];
+    assert_eq!(
+        d["auth"]["origin"],
+        format!("http://127.0.0.1:{port}"),
+        "{opened}"
+    );
+    assert_eq!(d["auth"]["realm"], "cli", "{opened}");
+    let r = cli.expect("the navigation's answer", is_result(1));
+    assert_eq!(r["act"]["ended_by_dialog"], d["id"], "{r}");
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    cli.send(json!({"id": 2, "cmd": "dialog", "username": "user",
+        "password": AUTH_PASSWORD, "dialog_id": d["id"]}));
+    let r = cli.expect("signed in", is_result(2));
+    assert_eq!(r["dialog"]["accepted"], true, "{r}");
+    let end = Instant::now() + WAIT;
+    let mut n = 3;
+    loop {
+        cli.send(json!({"id": n, "cmd": "evaluate", "expression": "document.title"}));
+        if cli.expect("the title", is_result(n))["value"] == "inside" {
+            break;
+        }
+        assert!(
+            Instant::now() < end,
+            "the page never loaded after the sign-in"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        n += 1;
+    }
+
+    let t0 = Instant::now();
+    cli.send(json!({"id": 100, "cmd": "cdp", "method": "Page.navigate",
+        "params": {"url": format!("http://localhost:{port}/secret")}}));
+    let w = cli.expect("the rejection", |v| v["type"] == "warning");
+    assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
+    assert_eq!(w["code"], "http_auth_rejected", "{w}");
+    assert_eq!(w["origin"], format!("http://localhost:{port}"), "{w}");
+    stop_exits_0(&mut cli, 101);
+    let said = serde_json::to_string(&cli.seen).unwrap();
+    assert!(!said.contains(AUTH_PASSWORD), "a password on stdout");
+    let recorded = std::fs::read_to_string(&trace).unwrap();
+    assert!(recorded.contains("Fetch.continueWithAuth") && !recorded.contains(AUTH_PASSWORD));
+    let _ = std::fs::remove_file(&trace);
+}

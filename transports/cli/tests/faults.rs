@@ -5,7 +5,7 @@
 //!   `cdp-supervisor-chromium`), and a normal exit still cleans up.
 //! - A browser killed and another started behind the same endpoint (a loopback relay in
 //!   the test): `watch` reconnects, says `fresh_browser` on stdout, and supervises the new
-//!   browser's page.
+//!   browser's page; `mcp` names the warning in the next tool result, once.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -388,5 +388,89 @@ fn a_new_browser_behind_the_same_endpoint_is_supervised_with_a_fresh_browser_war
         assert!(Instant::now() < end, "watch did not exit at end of input");
         std::thread::sleep(Duration::from_millis(50));
     }
+    drop(second);
+}
+
+/// The text of a `tools/call` result line (its content's text parts).
+fn tool_text(v: &Value) -> String {
+    v["result"]["content"]
+        .as_array()
+        .map(|c| {
+            c.iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// The same over `mcp` (raw JSON-RPC lines on stdio): the browser behind the endpoint is
+/// replaced between two calls; a following result names the `fresh_browser` warning, once.
+#[test]
+fn a_new_browser_behind_the_same_endpoint_is_named_in_the_next_mcp_result() {
+    if !chromium_for_test("faults-fresh-browser-mcp") {
+        return;
+    }
+    let first = Browser::launch().expect("launch Chromium");
+    let relay = SwitchRelay::start(first.port());
+    let endpoint = format!("http://127.0.0.1:{}", relay.port);
+    let mut mcp = Killed(
+        Command::new(BIN)
+            .args(["mcp", "--cdp", &endpoint])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap(),
+    );
+    let lines = stdout_lines(&mut mcp.0);
+    let mut seen = Vec::new();
+    let mut stdin = mcp.0.stdin.take().unwrap();
+    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "faults", "version": "0"}}}),
+    );
+    expect_line(&lines, &mut seen, "initialize", WAIT, |v| v["id"] == 1);
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut id = 1;
+    let mut call = |send: &mut dyn FnMut(Value), seen: &mut Vec<Value>| {
+        id += 1;
+        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "browser_evaluate", "arguments": {"expression": "1 + 1"}}}));
+        let n = id;
+        tool_text(&expect_line(&lines, seen, "a tool result", WAIT, |v| {
+            v["id"] == n
+        }))
+    };
+    let text = call(&mut send, &mut seen);
+    assert!(
+        text.contains('2') && !text.contains("fresh_browser"),
+        "{text}"
+    );
+
+    drop(first); // killed, profile removed
+    let second = Browser::launch().expect("launch the second Chromium");
+    relay.switch_to(second.port());
+    let end = Instant::now() + WAIT;
+    let named = loop {
+        let text = call(&mut send, &mut seen);
+        if text.contains("fresh_browser") {
+            break text;
+        }
+        assert!(
+            Instant::now() < end,
+            "no result named fresh_browser: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(
+        named.contains("Warnings since the last result")
+            && named.contains("nothing of it carries over"),
+        "{named}"
+    );
+    let text = call(&mut send, &mut seen);
+    assert!(!text.contains("fresh_browser"), "said once: {text}");
     drop(second);
 }
