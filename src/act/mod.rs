@@ -1,6 +1,7 @@
 //! Agent actions: what an action is, its options, its result and its errors.
 //!
-//! An action (`navigate`, `back`, `reload`, `click`, `type`, `press`, `scroll`) runs as a
+//! An action (`navigate`, `back`, `forward`, `reload`, `click`, `type`, `press`, `scroll`,
+//! `wait`, `resize`) runs as a
 //! flow of the core ([`Supervisor::act`](crate::Supervisor::act)): input as a person gives
 //! it, then the page is left to settle, then a screenshot; the outcome arrives as one
 //! [`Event::ActFinished`](crate::Event::ActFinished). The rules (settling, dialogs, where
@@ -114,6 +115,8 @@ pub enum Action {
     },
     /// Back one history entry.
     Back,
+    /// Forward one history entry.
+    Forward,
     /// Reload the page.
     Reload,
     /// Press and release the left button at a point, or at the middle of a node.
@@ -137,6 +140,15 @@ pub enum Action {
     },
     /// Scroll one viewport, or a node into view.
     Scroll(Scroll),
+    /// Wait for text to appear or to be gone in any frame, or for a time.
+    Wait(WaitFor),
+    /// Set the viewport's size in CSS pixels (`Emulation.setDeviceMetricsOverride`).
+    Resize {
+        /// Width.
+        width: u32,
+        /// Height.
+        height: u32,
+    },
 }
 
 impl Action {
@@ -150,6 +162,9 @@ impl Action {
             Action::Type { .. } => "type",
             Action::Press { .. } => "press",
             Action::Scroll(_) => "scroll",
+            Action::Forward => "forward",
+            Action::Wait(_) => "wait",
+            Action::Resize { .. } => "resize",
         }
     }
 
@@ -187,7 +202,7 @@ impl Action {
             what: what.to_owned(),
         };
         let name = v.get("action").and_then(Value::as_str).ok_or_else(|| {
-            bad("action: missing; one of navigate, back, reload, click, type, press, scroll")
+            bad("action: missing; one of navigate, back, forward, reload, click, type, press, scroll, wait, resize")
         })?;
         let str_field = |k: &str| v.get(k).and_then(Value::as_str);
         match name {
@@ -200,6 +215,9 @@ impl Action {
                 })
             }
             "back" => Ok(Action::Back),
+            "forward" => Ok(Action::Forward),
+            "wait" => toolbox::wait_from_json(v),
+            "resize" => toolbox::resize_from_json(v),
             "reload" => Ok(Action::Reload),
             "click" => Ok(Action::Click {
                 target: target_of(v)?.ok_or_else(|| {
@@ -229,7 +247,7 @@ impl Action {
                 }
             }
             other => Err(bad(&format!(
-                "action: unknown action {other:?}; one of navigate, back, reload, click, type, press, scroll"
+                "action: unknown action {other:?}; one of navigate, back, forward, reload, click, type, press, scroll, wait, resize"
             ))),
         }
     }
@@ -580,6 +598,17 @@ pub enum ActError {
     /// `back` with no earlier history entry.
     #[error("there is no earlier history entry to go back to")]
     NoHistory,
+    /// `forward` with no later history entry.
+    #[error("there is no later history entry to go forward to")]
+    NoForwardHistory,
+    /// `wait` for text that did not come (or go) within the budget.
+    #[error("waited {waited_ms} ms for {what}: not within the budget; take a snapshot to see the page, or wait again with a larger timeout_ms")]
+    WaitTimedOut {
+        /// What was waited for, in words.
+        what: String,
+        /// How long it waited.
+        waited_ms: u64,
+    },
     /// A command of the action failed.
     #[error(transparent)]
     Command(#[from] CommandError),
@@ -589,9 +618,11 @@ impl ActError {
     /// The stable snake_case code of the error.
     pub fn code(&self) -> &'static str {
         match self {
-            ActError::BadRequest { .. } | ActError::NoHistory | ActError::NoBox { .. } => {
-                "bad_request"
-            }
+            ActError::BadRequest { .. }
+            | ActError::NoHistory
+            | ActError::NoForwardHistory
+            | ActError::NoBox { .. } => "bad_request",
+            ActError::WaitTimedOut { .. } => "timeout",
             ActError::Blocked { .. } => "blocked",
             ActError::StaleRef { .. } => "stale_ref",
             ActError::Command(e) => command_code(e),
@@ -614,3 +645,7 @@ fn command_code(e: &CommandError) -> &'static str {
     }
 }
 pub(crate) mod plan;
+mod toolbox;
+pub use toolbox::{
+    check_budget, WaitFor, MAX_VIEWPORT_SIDE, MAX_WAIT_TEXT, MAX_WAIT_TIME, MIN_VIEWPORT_SIDE,
+};
