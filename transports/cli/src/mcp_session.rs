@@ -510,7 +510,10 @@ impl Session {
                 e.frame_id.as_deref().unwrap_or("?")
             ));
         }
-        state.console_seen_until = until;
+        // A call with `level` shows a part: the rest stays for the next call without it.
+        if level.is_none() {
+            state.console_seen_until = until;
+        }
         if text.is_empty() {
             ok("No console messages since the last call.")
         } else {
