@@ -290,3 +290,54 @@ fn wait_arguments_are_checked_before_anything_is_sent() {
         Action::Wait(WaitFor::Time(Duration::from_millis(250)))
     );
 }
+
+/// The recording `e2e/bfcache-forward.jsonl` (navigate /p1, navigate /p2, back, forward on
+/// raw CDP), replayed with the actions driven at its times: `back` and `forward` each
+/// settle at their cache restore's `frameNavigated` (no `load` comes), fast.
+#[test]
+fn recorded_forward_into_the_back_forward_cache_settles_at_the_restore() {
+    let text = harness::trace_text("e2e/bfcache-forward");
+    let mut starts: std::collections::VecDeque<f64> = text
+        .lines()
+        .filter(|l| l.contains(r#""dir": "out""#) && l.contains("Page.setLifecycleEventsEnabled"))
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["t"].as_f64().unwrap())
+        .collect();
+    assert_eq!(starts.len(), 4);
+    let mut load = ActOptions::default();
+    load.wait = cdp_supervisor::act::Wait::Load;
+    let mut actions: std::collections::VecDeque<Action> = [
+        Action::Navigate { url: "/p1".into() },
+        Action::Navigate { url: "/p2".into() },
+        Action::Back,
+        Action::Forward,
+    ]
+    .into();
+    let mut ids = Vec::new();
+    let run = harness::replay_trace("e2e/bfcache-forward", |sup, t, _| {
+        if starts.front().is_some_and(|s| *s <= t) {
+            starts.pop_front();
+            let action = actions.pop_front().unwrap();
+            ids.push((action.name(), sup.act(t, action, load).unwrap()));
+        }
+    });
+    assert!(run.stats.input_errors.is_empty(), "{:?}", run.stats.input_errors);
+    let results: Vec<(&str, ActResult)> = ids
+        .iter()
+        .map(|(name, id)| {
+            let r = run.events.iter().find_map(|(_, e)| match e {
+                Event::ActFinished { id: i, outcome } if i == id => Some(outcome.clone()),
+                _ => None,
+            });
+            (*name, *r.unwrap_or_else(|| panic!("{name} finished")).unwrap())
+        })
+        .collect();
+    assert_eq!(results.len(), 4);
+    for (name, r) in &results {
+        assert!(r.settled && r.navigated, "{name}: {r:?}");
+    }
+    let (_, forward) = &results[3];
+    assert!(forward.url.ends_with("/p2"), "{}", forward.url);
+    assert_eq!(forward.title, "page p2");
+    let took = forward.timing.input + forward.timing.settle;
+    assert!(took < 0.3, "forward settled after {took:.3} s: {:?}", forward.timing);
+}
