@@ -648,4 +648,5 @@ pub(crate) mod plan;
 mod toolbox;
 pub use toolbox::{
     check_budget, WaitFor, MAX_VIEWPORT_SIDE, MAX_WAIT_TEXT, MAX_WAIT_TIME, MIN_VIEWPORT_SIDE,
+    WAIT_POLL_EVERY,
 };

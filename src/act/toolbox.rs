@@ -31,6 +31,14 @@ pub const MAX_WAIT_TEXT: usize = 1_000;
 /// ```
 pub const MAX_WAIT_TIME: Duration = Duration::from_secs(600);
 
+/// How often `wait` looks for its text: a round of polls, one per frame, starts this long
+/// after the last one started (and only once it answered).
+///
+/// ```
+/// assert_eq!(cdp_supervisor::act::WAIT_POLL_EVERY.as_millis(), 200);
+/// ```
+pub const WAIT_POLL_EVERY: Duration = Duration::from_millis(200);
+
 /// The smallest side `resize` accepts, in CSS pixels.
 ///
 /// ```

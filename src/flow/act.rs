@@ -31,7 +31,7 @@
 use serde_json::{json, Value};
 
 use super::resolve_ref::{node_gone, Refetch};
-use super::wait_for::{PollTarget, Waiting};
+use super::wait_for::{PollTarget, Waiting, POLL_DEADLINE};
 use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
 use crate::act::{
     ActConsoleLine, ActError, ActOptions, ActResult, ActTiming, Action, Point, Screenshot, Scroll,
@@ -726,7 +726,7 @@ impl ActFlow {
         if w.pending == 0 && w.next_at <= now {
             let targets = w.start_round(ctx.tab, now);
             // A poll that hangs (a busy frame) must not hold the rounds up for long.
-            let deadline = budget_at.min(now + 2.0).max(now + 0.05);
+            let deadline = budget_at.min(now + POLL_DEADLINE).max(now + 0.05);
             for PollTarget { session, params } in targets {
                 let params = to_raw(&params);
                 let tag = self.tag(step::WAIT_POLL);

@@ -5,7 +5,7 @@
 //! text (`innerText`: what is hidden is not there), white space collapsed and lower-cased,
 //! and answering whether it holds the text. Text appears as soon as one frame says so;
 //! it is gone when a whole round answered and no frame holds it. Rounds are
-//! [`POLL_EVERY`] apart; the flow's one budget ends the wait (an error naming it). Why
+//! [`WAIT_POLL_EVERY`](crate::act::WAIT_POLL_EVERY) apart; the flow's one budget ends the wait (an error naming it). Why
 //! a poll and not the accessibility tree: see the manual's rules, "waiting for text".
 
 use std::time::Duration;
@@ -16,8 +16,10 @@ use crate::act::WaitFor;
 use crate::ax::DEFAULT_MAX_AX_FRAMES;
 use crate::tab::Tab;
 
-/// Time between two polls' starts (a round still answering delays the next).
-pub(crate) const POLL_EVERY: f64 = 0.2;
+
+/// How long one frame's poll may take before it counts as "could not say": a busy frame
+/// delays the next round by at most this.
+pub(crate) const POLL_DEADLINE: f64 = 2.0;
 
 /// Where one frame's poll goes: the session, and the frame's default context when the
 /// frame shares its owner's session.
@@ -69,7 +71,7 @@ impl Waiting {
     pub fn start_round(&mut self, tab: &Tab, now: f64) -> Vec<PollTarget> {
         self.answered = 0;
         self.holding = 0;
-        self.next_at = now + POLL_EVERY;
+        self.next_at = now + crate::act::WAIT_POLL_EVERY.as_secs_f64();
         let Some(needle) = self.needle() else {
             return Vec::new();
         };
