@@ -65,7 +65,11 @@ fn wait_for_text_polls_every_frame_and_answers_when_the_oopif_shows_it() {
     h.drain();
     let first = polls(&h);
     let sessions: Vec<&str> = first.iter().map(|(_, s)| s.as_str()).collect();
-    assert_eq!(sessions, [PS, "S-C"], "one poll per frame, each on its session");
+    assert_eq!(
+        sessions,
+        [PS, "S-C"],
+        "one poll per frame, each on its session"
+    );
     let poll = h.last_sent("Runtime.evaluate").json.clone();
     assert!(poll.contains(r#"includes(\"ready now\")"#), "{poll}");
     for (id, _) in &first {
@@ -103,10 +107,16 @@ fn wait_for_text_that_never_comes_fails_at_its_budget_and_no_later() {
         h.advance(0.05);
     }
     let took = h.now - start; // the step it came in: the budget fell inside it
-    assert!((1.95..=2.05 + 1e-6).contains(&took), "answered after {took}");
+    assert!(
+        (1.95..=2.05 + 1e-6).contains(&took),
+        "answered after {took}"
+    );
     let e = result(&h, id).unwrap().unwrap_err();
     assert_eq!(e.code(), "timeout");
-    assert!(e.to_string().contains("\"never\"") && e.to_string().contains("2000 ms"), "{e}");
+    assert!(
+        e.to_string().contains("\"never\"") && e.to_string().contains("2000 ms"),
+        "{e}"
+    );
     assert!(answered >= 18, "polled all along: {answered} polls");
 }
 
@@ -247,13 +257,18 @@ fn forward_at_the_last_entry_is_an_error_that_says_so() {
 #[test]
 fn resize_sets_the_page_sessions_viewport_then_settles() {
     let mut h = with_oopif();
-    let action = Action::from_json(&serde_json::json!({"action": "resize", "width": 500, "height": 400})).unwrap();
+    let action =
+        Action::from_json(&serde_json::json!({"action": "resize", "width": 500, "height": 400}))
+            .unwrap();
     let id = h.sup.act(h.now, action, budget(5)).unwrap();
     h.drain();
     let set = h.last_sent("Emulation.setDeviceMetricsOverride");
     assert_eq!(set.session_id.as_deref(), Some(PS));
     assert!(set.json.contains(r#""width":500"#) && set.json.contains(r#""height":400"#));
-    assert!(h.sent_on("S-C").iter().all(|m| *m != "Emulation.setDeviceMetricsOverride"));
+    assert!(h
+        .sent_on("S-C")
+        .iter()
+        .all(|m| *m != "Emulation.setDeviceMetricsOverride"));
     let set = set.id;
     h.reply(set, "{}");
     h.advance(0.51);
@@ -274,7 +289,10 @@ fn wait_arguments_are_checked_before_anything_is_sent() {
     use serde_json::json;
     for (v, says) in [
         (json!({"action": "wait"}), "missing"),
-        (json!({"action": "wait", "text": "a", "time_ms": 5}), "only one"),
+        (
+            json!({"action": "wait", "text": "a", "time_ms": 5}),
+            "only one",
+        ),
         (json!({"action": "wait", "text": ""}), "non-empty"),
         (json!({"action": "wait", "time_ms": -1}), "time_ms"),
     ] {
@@ -300,7 +318,11 @@ fn recorded_forward_into_the_back_forward_cache_settles_at_the_restore() {
     let mut starts: std::collections::VecDeque<f64> = text
         .lines()
         .filter(|l| l.contains(r#""dir": "out""#) && l.contains("Page.setLifecycleEventsEnabled"))
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["t"].as_f64().unwrap())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["t"]
+                .as_f64()
+                .unwrap()
+        })
         .collect();
     assert_eq!(starts.len(), 4);
     let mut load = ActOptions::default();
@@ -320,7 +342,11 @@ fn recorded_forward_into_the_back_forward_cache_settles_at_the_restore() {
             ids.push((action.name(), sup.act(t, action, load).unwrap()));
         }
     });
-    assert!(run.stats.input_errors.is_empty(), "{:?}", run.stats.input_errors);
+    assert!(
+        run.stats.input_errors.is_empty(),
+        "{:?}",
+        run.stats.input_errors
+    );
     let results: Vec<(&str, ActResult)> = ids
         .iter()
         .map(|(name, id)| {
@@ -328,7 +354,10 @@ fn recorded_forward_into_the_back_forward_cache_settles_at_the_restore() {
                 Event::ActFinished { id: i, outcome } if i == id => Some(outcome.clone()),
                 _ => None,
             });
-            (*name, *r.unwrap_or_else(|| panic!("{name} finished")).unwrap())
+            (
+                *name,
+                *r.unwrap_or_else(|| panic!("{name} finished")).unwrap(),
+            )
         })
         .collect();
     assert_eq!(results.len(), 4);
@@ -339,5 +368,9 @@ fn recorded_forward_into_the_back_forward_cache_settles_at_the_restore() {
     assert!(forward.url.ends_with("/p2"), "{}", forward.url);
     assert_eq!(forward.title, "page p2");
     let took = forward.timing.input + forward.timing.settle;
-    assert!(took < 0.3, "forward settled after {took:.3} s: {:?}", forward.timing);
+    assert!(
+        took < 0.3,
+        "forward settled after {took:.3} s: {:?}",
+        forward.timing
+    );
 }

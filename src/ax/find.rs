@@ -178,11 +178,7 @@ impl AxSnapshot {
             let text_line = rest.starts_with("text: ");
             let role = match text_line {
                 true => "text".to_owned(),
-                false => rest
-                    .split([' ', ':'])
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned(),
+                false => rest.split([' ', ':']).next().unwrap_or_default().to_owned(),
             };
             let reference = own
                 .clone()
@@ -190,13 +186,20 @@ impl AxSnapshot {
             holders.push((depth, own));
             // Text is matched after the role word, so that "button" finds no button by
             // its role alone.
-            let words = rest.get(role.len()..).unwrap_or("").trim_start_matches(':').trim_start();
+            let words = rest
+                .get(role.len()..)
+                .unwrap_or("")
+                .trim_start_matches(':')
+                .trim_start();
             let matches = query
                 .text
                 .as_ref()
                 .is_none_or(|t| words.to_lowercase().contains(t.as_str()))
                 && query.regex.as_ref().is_none_or(|r| r.is_match(words))
-                && query.role.as_ref().is_none_or(|r| *r == role.to_lowercase());
+                && query
+                    .role
+                    .as_ref()
+                    .is_none_or(|r| *r == role.to_lowercase());
             if !matches {
                 continue;
             }
@@ -255,8 +258,16 @@ mod tests {
     #[test]
     fn criteria_all_hold_and_a_role_word_is_not_text() {
         let s = snap();
-        assert_eq!(s.find(&FindQuery::new(Some("button"), None, None).unwrap()).total, 0);
-        assert_eq!(s.find(&FindQuery::new(Some("ref"), None, None).unwrap()).total, 0);
+        assert_eq!(
+            s.find(&FindQuery::new(Some("button"), None, None).unwrap())
+                .total,
+            0
+        );
+        assert_eq!(
+            s.find(&FindQuery::new(Some("ref"), None, None).unwrap())
+                .total,
+            0
+        );
         let f = s.find(&FindQuery::new(None, Some("^\"B"), Some("BUTTON")).unwrap());
         assert_eq!(f.total, 1);
         assert_eq!(f.matches[0].reference.as_deref(), Some("e4"));

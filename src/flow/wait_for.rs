@@ -16,7 +16,6 @@ use crate::act::WaitFor;
 use crate::ax::DEFAULT_MAX_AX_FRAMES;
 use crate::tab::Tab;
 
-
 /// How long one frame's poll may take before it counts as "could not say": a busy frame
 /// delays the next round by at most this.
 pub(crate) const POLL_DEADLINE: f64 = 2.0;

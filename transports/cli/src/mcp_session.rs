@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cdp_supervise::mcp::{Target, ToolCall};
 use cdp_supervise::find::found_text;
+use cdp_supervise::mcp::{Target, ToolCall};
 use cdp_supervise::mcp_tabs::{name_of, tab_list, TabsAction, TabsSeen};
 use cdp_supervise::mcp_toolbox::ToolboxCall;
 use cdp_supervisor::act::{ActOptions, Action, Wait};
@@ -162,7 +162,9 @@ impl Session {
                 idle.as_secs()
             ));
         }
-        state.action_lines.keep(std::mem::take(&mut outcome.console));
+        state
+            .action_lines
+            .keep(std::mem::take(&mut outcome.console));
         outcome.text.push_str(&self.report(&mut state));
         state.last_call = Some(Instant::now());
         outcome

@@ -73,7 +73,11 @@ fn whole(args: &Map<String, Value>, name: &str, max: u64) -> Result<Option<u64>,
         None | Some(Value::Null) => Ok(None),
         Some(v) => v
             .as_u64()
-            .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64))
+            .or_else(|| {
+                v.as_f64()
+                    .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                    .map(|f| f as u64)
+            })
             .filter(|n| (1..=max).contains(n))
             .map(Some)
             .ok_or_else(|| bad(format!("`{name}` must be a whole number from 1 to {max}"))),
@@ -112,7 +116,9 @@ pub fn parse(name: &str, args: &Map<String, Value>) -> Option<Result<ToolboxCall
                     t.as_f64()
                         .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 600.0)
                         .map(|s| (s * 1000.0).round() as u64)
-                        .ok_or_else(|| bad("`time` must be a number of seconds from 0 to 600".into()))?,
+                        .ok_or_else(|| {
+                            bad("`time` must be a number of seconds from 0 to 600".into())
+                        })?,
                 ),
             };
             let text = string(args, &["text"])?;
@@ -137,7 +143,11 @@ pub fn parse(name: &str, args: &Map<String, Value>) -> Option<Result<ToolboxCall
                     .filter(|n| *n >= u64::from(MIN_VIEWPORT_SIDE))
                     .ok_or_else(|| bad(format!("`{k}` is required: a whole number of CSS pixels from {MIN_VIEWPORT_SIDE} to {MAX_VIEWPORT_SIDE}")))
             };
-            Ok(ToolboxCall::Resize { width: side("width")?, height: side("height")?, timeout_ms: timeout()? })
+            Ok(ToolboxCall::Resize {
+                width: side("width")?,
+                height: side("height")?,
+                timeout_ms: timeout()?,
+            })
         })(),
         "browser_find" => (|| {
             let get = |names: &[&str]| string(args, names);
@@ -299,7 +309,12 @@ impl ActionLines {
             if self.ring.len() >= MAX_ACTION_LINES {
                 self.ring.pop_front();
             }
-            self.ring.push_back(ShownLine { at: l.at, level: l.level, text: l.text, frame_id: l.frame_id });
+            self.ring.push_back(ShownLine {
+                at: l.at,
+                level: l.level,
+                text: l.text,
+                frame_id: l.frame_id,
+            });
         }
     }
 
@@ -424,10 +439,17 @@ mod tests {
             (json!({"time": -1}), "seconds"),
             (json!({"time": "soon"}), "seconds"),
         ] {
-            let e = parse("browser_wait_for", &args(v.clone())).unwrap().unwrap_err();
-            assert!(matches!(&e, CallError::BadArgument(m) if m.contains(says)), "{v}: {e:?}");
+            let e = parse("browser_wait_for", &args(v.clone()))
+                .unwrap()
+                .unwrap_err();
+            assert!(
+                matches!(&e, CallError::BadArgument(m) if m.contains(says)),
+                "{v}: {e:?}"
+            );
         }
-        let sleep = parse("browser_wait", &args(json!({"time": 12}))).unwrap().unwrap();
+        let sleep = parse("browser_wait", &args(json!({"time": 12})))
+            .unwrap()
+            .unwrap();
         let (action, options) = sleep.act().unwrap();
         assert_eq!(action["time_ms"], 12_000);
         assert_eq!(options["timeout_ms"], 12_000, "a sleep's budget holds it");
@@ -435,12 +457,27 @@ mod tests {
 
     #[test]
     fn resize_and_find_check_their_arguments() {
-        assert!(parse("browser_resize", &args(json!({"width": 800}))).unwrap().is_err());
-        assert!(parse("browser_resize", &args(json!({"width": 8, "height": 600}))).unwrap().is_err());
-        assert!(parse("browser_resize", &args(json!({"width": 800.0, "height": 600}))).unwrap().is_ok());
+        assert!(parse("browser_resize", &args(json!({"width": 800})))
+            .unwrap()
+            .is_err());
+        assert!(
+            parse("browser_resize", &args(json!({"width": 8, "height": 600})))
+                .unwrap()
+                .is_err()
+        );
+        assert!(parse(
+            "browser_resize",
+            &args(json!({"width": 800.0, "height": 600}))
+        )
+        .unwrap()
+        .is_ok());
         assert!(parse("browser_find", &args(json!({}))).unwrap().is_err());
-        assert!(parse("browser_find", &args(json!({"pattern": "^Buy"}))).unwrap().is_ok());
-        let back = parse("browser_navigate_back", &args(json!({"wait": "load"}))).unwrap().unwrap();
+        assert!(parse("browser_find", &args(json!({"pattern": "^Buy"})))
+            .unwrap()
+            .is_ok());
+        let back = parse("browser_navigate_back", &args(json!({"wait": "load"})))
+            .unwrap()
+            .unwrap();
         assert_eq!(back.act().unwrap().0["action"], "back");
     }
 }

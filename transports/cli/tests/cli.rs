@@ -1460,8 +1460,13 @@ fn toolbox_through_stdin() {
     assert_eq!(r["find"]["total"], 1, "{r}");
     let button = r["find"]["matches"][0].clone();
     let frame = button["frame_id"].clone();
-    assert!(button["line"].as_str().unwrap().contains("Frame button"), "{r}");
-    cli.send(json!({"id": 3, "cmd": "evaluate", "expression": "window.later(800)", "frame_id": frame}));
+    assert!(
+        button["line"].as_str().unwrap().contains("Frame button"),
+        "{r}"
+    );
+    cli.send(
+        json!({"id": 3, "cmd": "evaluate", "expression": "window.later(800)", "frame_id": frame}),
+    );
     cli.expect("scheduled", is_result(3));
     let started = Instant::now();
     cli.send(json!({"id": 4, "cmd": "act", "action": "wait", "text": "Arrived late", "timeout_ms": 10000}));
@@ -1469,22 +1474,32 @@ fn toolbox_through_stdin() {
     let took = started.elapsed();
     eprintln!("sidecar wait for text: {took:?}");
     assert_eq!(r["act"]["settled"], true, "{r}");
-    assert!(took >= Duration::from_millis(700) && took < Duration::from_secs(4), "{took:?}");
+    assert!(
+        took >= Duration::from_millis(700) && took < Duration::from_secs(4),
+        "{took:?}"
+    );
     let started = Instant::now();
-    cli.send(json!({"id": 5, "cmd": "act", "action": "wait", "text": "Never here", "timeout_ms": 1000}));
+    cli.send(
+        json!({"id": 5, "cmd": "act", "action": "wait", "text": "Never here", "timeout_ms": 1000}),
+    );
     let r = cli.expect("wait in vain", is_result(5));
     let took = started.elapsed();
     eprintln!("sidecar wait in vain: {took:?}");
     assert_eq!(r["type"], "error", "{r}");
     assert_eq!(r["code"], "timeout", "{r}");
-    assert!(took >= Duration::from_millis(900) && took < Duration::from_secs(4), "{took:?}");
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(4),
+        "{took:?}"
+    );
     cli.send(json!({"id": 6, "cmd": "act", "action": "resize", "width": 500, "height": 400}));
     cli.expect("resize", is_result(6));
     cli.send(json!({"id": 7, "cmd": "evaluate", "expression": "window.narrow"}));
     assert_eq!(cli.expect("narrow", is_result(7))["value"], true);
     cli.send(json!({"id": 8, "cmd": "act", "action": "click", "ref": button["ref"]}));
     cli.expect("click", is_result(8));
-    cli.send(json!({"id": 9, "cmd": "evaluate", "expression": "window.clicked", "frame_id": frame}));
+    cli.send(
+        json!({"id": 9, "cmd": "evaluate", "expression": "window.clicked", "frame_id": frame}),
+    );
     assert_eq!(cli.expect("clicked", is_result(9))["value"], 1);
     for (id, path) in [(10, "/h1"), (11, "/h2")] {
         cli.send(json!({"id": id, "cmd": "act", "action": "navigate", "url": site.url(path)}));

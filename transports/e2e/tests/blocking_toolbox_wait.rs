@@ -46,7 +46,10 @@ fn budget(ms: u64) -> ActOptions {
 /// Opens `/wait` and returns the OOPIF's frame id once its document is loaded.
 fn open_wait(w: &ToolboxWorld) -> String {
     let url = w.site.url("/wait");
-    let r = w.client.act(Action::Navigate { url }, budget(10_000)).unwrap();
+    let r = w
+        .client
+        .act(Action::Navigate { url }, budget(10_000))
+        .unwrap();
     assert!(r.navigated && r.settled, "{r:?}");
     let snap = w
         .client
@@ -91,7 +94,10 @@ fn wait_for_text_in_an_oopif_text_that_never_comes_and_text_gone() {
     let after_it = answered_at - appeared_at;
     eprintln!("wait text: answered after {took:?}, {after_it:.0} ms after the text appeared");
     assert!(r.settled && r.screenshot.is_some(), "{r:?}");
-    assert!(took >= Duration::from_millis(700), "not before it appeared: {took:?}");
+    assert!(
+        took >= Duration::from_millis(700),
+        "not before it appeared: {took:?}"
+    );
     assert!(after_it < 1000.0, "within a second of it: {after_it:.0} ms");
 
     // Text that never appears: an error at the budget, not later.
@@ -115,8 +121,14 @@ fn wait_for_text_in_an_oopif_text_that_never_comes_and_text_gone() {
     let took = started.elapsed();
     eprintln!("wait text gone: answered after {took:?}");
     assert!(r.settled, "{r:?}");
-    assert_eq!(eval(&w.client, None, "!!document.getElementById('loading')"), json!(false));
-    assert!(took >= Duration::from_millis(500) && took < Duration::from_millis(3_000), "{took:?}");
+    assert_eq!(
+        eval(&w.client, None, "!!document.getElementById('loading')"),
+        json!(false)
+    );
+    assert!(
+        took >= Duration::from_millis(500) && took < Duration::from_millis(3_000),
+        "{took:?}"
+    );
 
     // A sleep is a sleep.
     let started = Instant::now();
@@ -132,7 +144,10 @@ fn back_and_forward_across_three_cached_pages_settle_at_each_restore() {
     };
     let o = budget(10_000);
     for p in ["/h1", "/h2", "/h3"] {
-        let r = w.client.act(Action::Navigate { url: w.site.url(p) }, o).unwrap();
+        let r = w
+            .client
+            .act(Action::Navigate { url: w.site.url(p) }, o)
+            .unwrap();
         assert!(r.settled && r.navigated, "{p}: {r:?}");
     }
     let steps = [
@@ -156,7 +171,10 @@ fn back_and_forward_across_three_cached_pages_settle_at_each_restore() {
             "{name} to {to}: restored from the back/forward cache"
         );
         // A restore sends no load: settled by its frameNavigated, far within the budget.
-        assert!(took < Duration::from_secs(5), "{name} to {to} took {took:?}");
+        assert!(
+            took < Duration::from_secs(5),
+            "{name} to {to} took {took:?}"
+        );
     }
     let e = w.client.act(Action::Forward, o).unwrap_err();
     assert_eq!(e.code(), "bad_request", "{e:?}");
@@ -173,17 +191,44 @@ fn resize_is_seen_by_match_media_and_find_answers_refs_in_an_oopif_that_click_wo
 
     let r = w
         .client
-        .act(Action::Resize { width: 500, height: 400 }, budget(5_000))
+        .act(
+            Action::Resize {
+                width: 500,
+                height: 400,
+            },
+            budget(5_000),
+        )
         .unwrap();
     assert!(r.settled, "{r:?}");
-    assert_eq!(eval(&w.client, None, "window.narrow"), json!(true), "matchMedia saw it");
-    assert_eq!(eval(&w.client, None, "innerWidth + 'x' + innerHeight"), json!("500x400"));
+    assert_eq!(
+        eval(&w.client, None, "window.narrow"),
+        json!(true),
+        "matchMedia saw it"
+    );
+    assert_eq!(
+        eval(&w.client, None, "innerWidth + 'x' + innerHeight"),
+        json!("500x400")
+    );
     let shot = r.screenshot.expect("a screenshot");
-    assert_eq!(webp_size(&shot.data), Some((500, 400)), "the screenshot is the new viewport");
-    assert!(r.console.iter().any(|l| l.text == "narrow=true"), "{:?}", r.console);
+    assert_eq!(
+        webp_size(&shot.data),
+        Some((500, 400)),
+        "the screenshot is the new viewport"
+    );
+    assert!(
+        r.console.iter().any(|l| l.text == "narrow=true"),
+        "{:?}",
+        r.console
+    );
     let r = w
         .client
-        .act(Action::Resize { width: 1000, height: 700 }, budget(5_000))
+        .act(
+            Action::Resize {
+                width: 1000,
+                height: 700,
+            },
+            budget(5_000),
+        )
         .unwrap();
     assert!(r.settled);
     assert_eq!(eval(&w.client, None, "window.narrow"), json!(false));
@@ -196,9 +241,16 @@ fn resize_is_seen_by_match_media_and_find_answers_refs_in_an_oopif_that_click_wo
     assert_eq!(by_text.total, 1, "{by_text:?}\n{}", ax.text);
     let hit = &by_text.matches[0];
     assert_eq!(hit.role, "button");
-    assert_eq!(hit.frame_id.as_deref(), Some(frame.as_str()), "in the OOPIF");
+    assert_eq!(
+        hit.frame_id.as_deref(),
+        Some(frame.as_str()),
+        "in the OOPIF"
+    );
     let by_role = ax.find(&FindQuery::new(None, None, Some("button")).unwrap());
-    assert!(by_role.matches.iter().any(|m| m.reference == hit.reference), "{by_role:?}");
+    assert!(
+        by_role.matches.iter().any(|m| m.reference == hit.reference),
+        "{by_role:?}"
+    );
     let heading = ax.find(&FindQuery::new(None, Some("^\"Inside"), Some("heading")).unwrap());
     assert_eq!(heading.total, 1, "{heading:?}");
     assert_eq!(heading.matches[0].frame_id.as_deref(), Some(frame.as_str()));
@@ -208,6 +260,11 @@ fn resize_is_seen_by_match_media_and_find_answers_refs_in_an_oopif_that_click_wo
     let r = w.client.act(click, budget(5_000)).unwrap();
     assert!(r.settled, "{r:?}");
     assert_eq!(eval(&w.client, Some(&frame), "window.clicked"), json!(1));
-    let err = w.client.act(Action::Click { target: Target::Ref("e99999".into()) }, budget(2_000));
+    let err = w.client.act(
+        Action::Click {
+            target: Target::Ref("e99999".into()),
+        },
+        budget(2_000),
+    );
     assert!(matches!(err, Err(ClientError::Act(_))), "{err:?}");
 }
