@@ -4,7 +4,7 @@
 //! frame, OOPIFs included, as [`AxSnapshot`] holds them).
 //!
 //! ```
-//! use cdp_supervisor::ax::{AxRef, AxSnapshot, FindQuery};
+//! use cdp_supervisor::ax::{AxError, AxRef, AxSnapshot, FindQuery};
 //! let r = |id: &str, role: &str, name: &str| AxRef { id: id.into(), role: role.into(),
 //!     name: name.into(), nth: 0, frame_id: "F".into(), backend_node_id: Some(1) };
 //! let snap = AxSnapshot {
@@ -12,11 +12,12 @@
 //!     refs: vec![r("e1", "heading", "Shop"), r("e2", "iframe", ""), r("e3", "button", "Buy now")],
 //!     truncated: false, frames_left_out: vec![] };
 //! let found = snap.find(&FindQuery::new(Some("BUY"), None, None)?);
-//! assert_eq!(found.matches.len(), 1);
-//! assert_eq!(found.matches[0].reference.as_deref(), Some("e3"));
-//! assert_eq!(found.matches[0].line, "button \"Buy now\" [ref=e3]");
+//! assert_eq!(found.total, 1);
+//! let hit = found.matches.first().ok_or(AxError::NotAttached)?;
+//! assert_eq!(hit.reference.as_deref(), Some("e3"));
+//! assert_eq!(hit.line, "button \"Buy now\" [ref=e3]");
 //! let found = snap.find(&FindQuery::new(None, None, Some("heading"))?);
-//! assert_eq!(found.matches[0].reference.as_deref(), Some("e1"));
+//! assert_eq!(found.matches.first().and_then(|m| m.reference.as_deref()), Some("e1"));
 //! # Ok::<(), cdp_supervisor::ax::AxError>(())
 //! ```
 

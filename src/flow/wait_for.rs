@@ -139,6 +139,7 @@ fn poll_targets(tab: &Tab, expression: &str) -> Vec<PollTarget> {
             let Some(context) = context else {
                 continue;
             };
+            // `params` is the object built above: indexing inserts, it cannot panic.
             params["uniqueContextId"] = Value::String(context.to_owned());
             frame.owner_session.clone()
         };
