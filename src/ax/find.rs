@@ -109,6 +109,14 @@ impl FindQuery {
 }
 
 /// One outline line that matched.
+///
+/// ```
+/// use cdp_supervisor::ax::FindMatch;
+/// let m = FindMatch { line: "button \"OK\" [ref=e5]".into(), reference: Some("e5".into()),
+///     role: "button".into(), frame_id: Some("F".into()) };
+/// assert_eq!(serde_json::to_value(&m)?["ref"], "e5");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FindMatch {
     /// The line as the outline shows it, without its indentation and leading `- `.
@@ -124,6 +132,11 @@ pub struct FindMatch {
 }
 
 /// What `find` answers.
+///
+/// ```
+/// let found = cdp_supervisor::ax::Found::default();
+/// assert_eq!((found.total, found.matches.len()), (0, 0));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Found {
     /// The matching lines in outline order, at most [`MAX_FIND_MATCHES`].
@@ -157,6 +170,14 @@ fn split_ref(content: &str) -> (Option<&str>, String) {
 
 impl AxSnapshot {
     /// The lines that match `query`, each with its ref (see [`FindQuery::new`]).
+    ///
+    /// ```
+    /// use cdp_supervisor::ax::{AxSnapshot, FindQuery};
+    /// let snap = AxSnapshot { text: "- text: Hello\n".into(), ..AxSnapshot::default() };
+    /// let found = snap.find(&FindQuery::new(Some("hello"), None, Some("text"))?);
+    /// assert_eq!(found.total, 1);
+    /// # Ok::<(), cdp_supervisor::ax::AxError>(())
+    /// ```
     pub fn find(&self, query: &FindQuery) -> Found {
         let mut found = Found {
             snapshot_truncated: self.truncated,

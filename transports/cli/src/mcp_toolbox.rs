@@ -15,9 +15,19 @@ use serde_json::{json, Map, Value};
 use crate::mcp::CallError;
 
 /// The budget a text wait gets when the call names none.
+///
+/// ```
+/// assert_eq!(cdp_supervise::mcp_toolbox::DEFAULT_WAIT_BUDGET.as_secs(), 10);
+/// ```
 pub const DEFAULT_WAIT_BUDGET: Duration = Duration::from_secs(10);
 
 /// A toolbox call, its arguments checked.
+///
+/// ```
+/// use cdp_supervise::mcp_toolbox::ToolboxCall;
+/// let back = ToolboxCall::History { forward: false, timeout_ms: None, wait: None };
+/// assert!(back.act().is_some());
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolboxCall {
     /// `browser_wait_for`: exactly one of text, text gone, time.
@@ -222,6 +232,11 @@ impl ToolboxCall {
 
 /// `browser_console_messages`'s `level`, as Playwright MCP has it: a level and the more
 /// severe ones. Without it, every level.
+///
+/// ```
+/// use cdp_supervise::mcp_toolbox::ConsoleLevel;
+/// assert!(ConsoleLevel::Error < ConsoleLevel::Debug);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ConsoleLevel {
     /// Errors, failed asserts, uncaught exceptions.
@@ -281,9 +296,18 @@ impl ConsoleLevel {
 }
 
 /// Console lines the actions saw (every level) kept per session, the oldest dropped first.
+///
+/// ```
+/// assert_eq!(cdp_supervise::mcp_toolbox::MAX_ACTION_LINES, 200);
+/// ```
 pub const MAX_ACTION_LINES: usize = 200;
 
 /// One console line as `browser_console_messages` shows it.
+///
+/// ```
+/// let l = cdp_supervise::mcp_toolbox::ShownLine { at: 1.0, level: "log".into(), text: "hi".into(), frame_id: None };
+/// assert_eq!(l.level, "log");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShownLine {
     /// When it arrived (the supervisor's clock).
@@ -298,6 +322,15 @@ pub struct ShownLine {
 
 /// The console lines of every level that actions saw (the supervisor keeps errors only,
 /// between actions): `browser_console_messages` merges them with the errors.
+///
+/// ```
+/// use cdp_supervise::mcp_toolbox::{ActionLines, MAX_ACTION_LINES};
+/// use cdp_supervisor::act::ActConsoleLine;
+/// let mut lines = ActionLines::default();
+/// let line = |at: f64| ActConsoleLine { level: "log".into(), text: "x".into(), frame_id: None, at };
+/// lines.keep((0..MAX_ACTION_LINES + 10).map(|i| line(i as f64)));
+/// assert_eq!(lines.since(vec![], -1.0, None).len(), MAX_ACTION_LINES, "bounded");
+/// ```
 #[derive(Debug, Default)]
 pub struct ActionLines {
     ring: std::collections::VecDeque<ShownLine>,
