@@ -1,6 +1,7 @@
 //! End-to-end: the rest of the toolbox against a real headless Chromium, over the blocking
 //! transport: `wait` for text that appears late inside an OOPIF (answered within a second
-//! of it), for text that never comes (answered at the budget), for text gone; `back` and
+//! of it), for text that never comes (answered at the budget), for text gone, a wait ended
+//! at once by an alert in the OOPIF; `back` and
 //! `forward` across three cacheable pages (each restore settled by its `frameNavigated`,
 //! well within the budget); `resize` seen by `matchMedia`; `find` by text and by role in
 //! an OOPIF, its refs clicked.
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use cdp_supervisor::act::{ActOptions, Action, Target, WaitFor};
 use cdp_supervisor::ax::{AxOptions, FindQuery};
-use cdp_supervisor_blocking::{Browser, Client, ClientError};
+use cdp_supervisor_blocking::{Browser, Client, ClientError, DialogAction};
 use serde_json::json;
 use support::act_site::webp_size;
 use support::blocking::*;
@@ -129,6 +130,28 @@ fn wait_for_text_in_an_oopif_text_that_never_comes_and_text_gone() {
         took >= Duration::from_millis(500) && took < Duration::from_millis(3_000),
         "{took:?}"
     );
+
+    // An alert raised in the OOPIF during a wait ends it at once, naming the dialog.
+    eval(
+        &w.client,
+        Some(&frame),
+        "setTimeout(function () { alert('stop waiting'); }, 300)",
+    );
+    let started = Instant::now();
+    let wait = Action::Wait(WaitFor::Text("Never here".into()));
+    let r = w.client.act(wait, budget(10_000)).unwrap();
+    let took = started.elapsed();
+    eprintln!("wait ended by a dialog after {took:?}");
+    let d = r.ended_by_dialog.clone().expect("ended by the dialog");
+    assert!(!r.settled && r.screenshot.is_none(), "{r:?}");
+    assert!(r.pending_dialogs.iter().any(|p| p.id == d), "{r:?}");
+    assert!(
+        took < Duration::from_secs(3),
+        "at once, not at the budget: {took:?}"
+    );
+    w.client
+        .respond_dialog(DialogAction::Accept, None, Some(&d))
+        .unwrap();
 
     // A sleep is a sleep.
     let started = Instant::now();
