@@ -1,7 +1,8 @@
 //! Agent actions: what an action is, its options, its result and its errors.
 //!
-//! An action (`navigate`, `back`, `reload`, `click`, `type`, `press`, `scroll`, and the
-//! form and pointer actions `hover`, `select`, `fill`, `drag`) runs as a
+//! An action (`navigate`, `back`, `forward`, `reload`, `click`, `type`, `press`, `scroll`,
+//! the form and pointer actions `hover`, `select`, `fill`, `drag`, and `wait`, `resize`)
+//! runs as a
 //! flow of the core ([`Supervisor::act`](crate::Supervisor::act)): input as a person gives
 //! it, then the page is left to settle, then a screenshot; the outcome arrives as one
 //! [`Event::ActFinished`](crate::Event::ActFinished). The rules (settling, dialogs, where
@@ -115,6 +116,8 @@ pub enum Action {
     },
     /// Back one history entry.
     Back,
+    /// Forward one history entry.
+    Forward,
     /// Reload the page.
     Reload,
     /// Press and release the left button at a point, or at the middle of a node.
@@ -138,6 +141,15 @@ pub enum Action {
     },
     /// Scroll one viewport, or a node into view.
     Scroll(Scroll),
+    /// Wait for text to appear or to be gone in any frame, or for a time.
+    Wait(WaitFor),
+    /// Set the viewport's size in CSS pixels (`Emulation.setDeviceMetricsOverride`).
+    Resize {
+        /// Width.
+        width: u32,
+        /// Height.
+        height: u32,
+    },
     /// Move the mouse over a node or a point (`:hover` styles and hover menus show).
     Hover {
         /// Where.
@@ -175,6 +187,9 @@ impl Action {
             Action::Type { .. } => "type",
             Action::Press { .. } => "press",
             Action::Scroll(_) => "scroll",
+            Action::Forward => "forward",
+            Action::Wait(_) => "wait",
+            Action::Resize { .. } => "resize",
             Action::Hover { .. } => "hover",
             Action::Select { .. } => "select",
             Action::Fill { .. } => "fill",
@@ -216,7 +231,7 @@ impl Action {
             what: what.to_owned(),
         };
         let name = v.get("action").and_then(Value::as_str).ok_or_else(|| {
-            bad("action: missing; one of navigate, back, reload, click, type, press, scroll, hover, select, fill, drag")
+            bad("action: missing; one of navigate, back, forward, reload, click, type, press, scroll, hover, select, fill, drag, wait, resize")
         })?;
         let str_field = |k: &str| v.get(k).and_then(Value::as_str);
         match name {
@@ -229,6 +244,9 @@ impl Action {
                 })
             }
             "back" => Ok(Action::Back),
+            "forward" => Ok(Action::Forward),
+            "wait" => toolbox::wait_from_json(v),
+            "resize" => toolbox::resize_from_json(v),
             "reload" => Ok(Action::Reload),
             "click" => Ok(Action::Click {
                 target: target_of(v)?.ok_or_else(|| {
@@ -259,7 +277,7 @@ impl Action {
             }
             "hover" | "select" | "fill" | "drag" => input::from_json(name, v),
             other => Err(bad(&format!(
-                "action: unknown action {other:?}; one of navigate, back, reload, click, type, press, scroll, hover, select, fill, drag"
+                "action: unknown action {other:?}; one of navigate, back, forward, reload, click, type, press, scroll, hover, select, fill, drag, wait, resize"
             ))),
         }
     }
@@ -614,6 +632,17 @@ pub enum ActError {
     /// `back` with no earlier history entry.
     #[error("there is no earlier history entry to go back to")]
     NoHistory,
+    /// `forward` with no later history entry.
+    #[error("there is no later history entry to go forward to")]
+    NoForwardHistory,
+    /// `wait` for text that did not come (or go) within the budget.
+    #[error("waited {waited_ms} ms for {what}: not within the budget; take a snapshot to see the page, or wait again with a larger timeout_ms")]
+    WaitTimedOut {
+        /// What was waited for, in words.
+        what: String,
+        /// How long it waited.
+        waited_ms: u64,
+    },
     /// A form field refused its value (no such option, not a form field, disabled, ...);
     /// the fields before it were set, the ones after it untouched.
     #[error("{field}: {what}")]
@@ -634,8 +663,10 @@ impl ActError {
         match self {
             ActError::BadRequest { .. }
             | ActError::NoHistory
+            | ActError::NoForwardHistory
             | ActError::NoBox { .. }
             | ActError::Field { .. } => "bad_request",
+            ActError::WaitTimedOut { .. } => "timeout",
             ActError::Blocked { .. } => "blocked",
             ActError::StaleRef { .. } => "stale_ref",
             ActError::Command(e) => command_code(e),
@@ -660,5 +691,10 @@ fn command_code(e: &CommandError) -> &'static str {
 mod input;
 pub(crate) use input::check;
 pub(crate) mod plan;
+mod toolbox;
+pub use toolbox::{
+    check_budget, WaitFor, MAX_VIEWPORT_SIDE, MAX_WAIT_TEXT, MAX_WAIT_TIME, MIN_VIEWPORT_SIDE,
+    WAIT_POLL_EVERY,
+};
 
 pub use input::{FieldKind, FillField, MAX_FILL_FIELDS, MAX_LISTED_OPTIONS, MAX_SELECT_VALUES};

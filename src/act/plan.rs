@@ -42,7 +42,7 @@ pub(crate) fn plan(
     // Navigations go through a dialog (Chromium closes it); input would be swallowed.
     let navigates = matches!(
         action,
-        Action::Navigate { .. } | Action::Reload | Action::Back
+        Action::Navigate { .. } | Action::Reload | Action::Back | Action::Forward
     );
     if let (false, Some(d)) = (navigates, dialogs.newest_pending()) {
         return Err(ActError::Blocked {

@@ -26,12 +26,14 @@
 //! value of the element above it is not shown again. Text lines are content, not targets:
 //! they get no ref, and a lone text child is shown inline (`- paragraph [ref=e2]: Hello`).
 
+mod find;
 mod node;
 mod outline;
 mod refs;
 mod request;
 mod resolve;
 
+pub use find::{FindMatch, FindQuery, Found, MAX_FIND_MATCHES, MAX_FIND_PATTERN};
 pub use node::{AxNode, AxStates};
 pub use outline::{build_outline, FrameAx, Outline, OutlineLimits, DEFAULT_MAX_NODES};
 pub use refs::{ref_number, AxRef, RefEntry, RefTable};

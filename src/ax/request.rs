@@ -80,6 +80,12 @@ pub enum AxError {
         /// The frame id given.
         frame_id: String,
     },
+    /// A `find` query that is missing or invalid (the parameter named).
+    #[error("bad find: {what}")]
+    BadRequest {
+        /// The parameter and what is wrong with it.
+        what: String,
+    },
     /// A ref that is not of the form `e12`.
     #[error(
         "{reference:?} is not a ref: refs look like e12, as an accessibility snapshot lists them"
@@ -146,7 +152,9 @@ impl AxError {
         match self {
             AxError::NotAttached => "disconnected",
             AxError::UnknownFrame { .. } => "no_such_frame",
-            AxError::BadRef { .. } | AxError::TooManyRunning { .. } => "bad_request",
+            AxError::BadRef { .. }
+            | AxError::BadRequest { .. }
+            | AxError::TooManyRunning { .. } => "bad_request",
             AxError::StaleRef { .. } => "stale_ref",
             AxError::RootUnavailable { code, .. } => code,
             AxError::Blocked { .. } => "blocked",

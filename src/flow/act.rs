@@ -40,10 +40,11 @@ mod pointer;
 pub(crate) use fields::extra_targets;
 
 use super::resolve_ref::{node_gone, Refetch};
+use super::wait_for::{PollTarget, Waiting, POLL_DEADLINE};
 use super::{FlowCtx, FlowId, FlowStatus, FlowTag, Reply};
 use crate::act::{
     ActConsoleLine, ActError, ActOptions, ActResult, ActTiming, Action, Point, Screenshot, Scroll,
-    Target, Wait, CAPTURE_TIMEOUT, SETTLE_CAP, SETTLE_QUIET,
+    Target, Wait, WaitFor, CAPTURE_TIMEOUT, SETTLE_CAP, SETTLE_QUIET,
 };
 use crate::ax::AxError;
 use crate::cdp::CdpEvent;
@@ -79,6 +80,8 @@ mod step {
     pub const FIELD_RESOLVE: u16 = 15;
     pub const FIELD_CALL: u16 = 16;
     pub const FIELD_RELEASE: u16 = 17;
+    /// One frame's poll of `wait` for text.
+    pub const WAIT_POLL: u16 = 18;
     /// A step's attempt (0, or 1 after a ref was looked up again) is in its high byte.
     pub const ATTEMPT_SHIFT: u16 = 8;
 }
@@ -163,6 +166,8 @@ pub(crate) struct ActFlow {
     fields: fields::Fields,
     /// `drag`: its start and the moves still to send.
     drag: pointer::Drag,
+    /// `wait`: what it waits for and its poll.
+    waiting: Option<Waiting>,
 }
 
 impl ActFlow {
@@ -214,6 +219,7 @@ impl ActFlow {
             extra: Vec::new(),
             fields: fields::Fields::default(),
             drag: pointer::Drag::default(),
+            waiting: None,
         }
     }
 
@@ -367,8 +373,18 @@ impl ActFlow {
                 self.nav_started = true;
                 cmds.push((page, "Page.reload", json!({}), step::INPUT));
             }
-            Action::Back => {
+            Action::Back | Action::Forward => {
                 cmds.push((page, "Page.getNavigationHistory", json!({}), step::HISTORY));
+            }
+            // The page session's viewport; OOPIFs follow their `<iframe>` boxes.
+            Action::Resize { width, height } => {
+                let p = json!({"width": width, "height": height, "deviceScaleFactor": 0, "mobile": false});
+                cmds.push((page, "Emulation.setDeviceMetricsOverride", p, step::INPUT));
+            }
+            Action::Wait(what) => {
+                let now = ctx.out.now();
+                self.waiting = Some(Waiting::new(what.clone(), now));
+                return self.wait_step(ctx, now);
             }
             Action::Click { target } => {
                 let at = match (target, self.point) {
@@ -596,6 +612,7 @@ impl ActFlow {
 
     pub fn on_timeout(&mut self, ctx: &mut FlowCtx<'_>, now: f64) -> FlowStatus {
         match self.phase {
+            Phase::Input if self.waiting.is_some() => self.wait_step(ctx, now),
             Phase::Settle => self.check_settled(ctx, now),
             // The capture's commands fail on their own deadline, which is this one.
             Phase::Capture if self.budget_at <= now => self.finish(ctx),
@@ -631,6 +648,12 @@ impl ActFlow {
         let status = match step {
             step::LIFECYCLE | step::IDLE_CHECK | step::FIELD_RELEASE => FlowStatus::Running,
             step::BARRIER => self.barrier_done(ctx),
+            step::WAIT_POLL => {
+                let holds = value(reply)
+                    .ok()
+                    .and_then(|v| v.pointer("/result/value").and_then(Value::as_bool));
+                self.on_poll_answer(ctx, holds)
+            }
             _ if self.refetch.is_some() => FlowStatus::Running,
             step::SCROLL_NODE | step::QUADS | step::FOCUS | step::INPUT
                 if self.on_node(step) && reply.is_err() =>
@@ -693,6 +716,7 @@ impl ActFlow {
         match step {
             step::LIFECYCLE | step::IDLE_CHECK | step::FIELD_RELEASE => FlowStatus::Running,
             step::BARRIER => self.barrier_done(ctx),
+            step::WAIT_POLL => self.on_poll_answer(ctx, None),
             step::REFETCH => match self.refetch.take() {
                 Some((_, first)) if matches!(self.phase, Phase::Locate | Phase::Input) => {
                     self.fail(ctx, first)
@@ -713,6 +737,73 @@ impl ActFlow {
             }
             _ => self.fail(ctx, error.into()),
         }
+    }
+
+    /// `wait`: polls its frames when a round is due, ends when a sleep is over, fails when
+    /// the budget is spent; else sets the next wake.
+    fn wait_step(&mut self, ctx: &mut FlowCtx<'_>, now: f64) -> FlowStatus {
+        let budget_at = self.budget_at;
+        let Some(w) = self.waiting.as_mut() else {
+            return FlowStatus::Running;
+        };
+        if matches!(w.what, WaitFor::Time(_)) {
+            if w.next_at <= now {
+                return self.wait_met(ctx, now);
+            }
+            self.wake = Some(w.next_at.min(budget_at));
+            return FlowStatus::Running;
+        }
+        if budget_at <= now {
+            let error = ActError::WaitTimedOut {
+                what: w.what.describe(),
+                waited_ms: w.waited_ms(now),
+            };
+            return self.fail(ctx, error);
+        }
+        if w.pending == 0 && w.next_at <= now {
+            let targets = w.start_round(ctx.tab, now);
+            // A poll that hangs (a busy frame) must not hold the rounds up for long.
+            let deadline = budget_at.min(now + POLL_DEADLINE).max(now + 0.05);
+            for PollTarget { session, params } in targets {
+                let params = to_raw(&params);
+                let tag = self.tag(step::WAIT_POLL);
+                ctx.out.send_until(
+                    Some(&session),
+                    "Runtime.evaluate",
+                    params.as_deref(),
+                    tag,
+                    deadline,
+                );
+            }
+        }
+        let next = match self.waiting.as_ref() {
+            Some(w) if w.pending == 0 => w.next_at,
+            _ => budget_at,
+        };
+        self.wake = Some(next.min(budget_at));
+        FlowStatus::Running
+    }
+
+    /// One frame's poll answered (`None`: it could not say).
+    fn on_poll_answer(&mut self, ctx: &mut FlowCtx<'_>, holds: Option<bool>) -> FlowStatus {
+        if self.phase != Phase::Input {
+            return FlowStatus::Running;
+        }
+        let Some(w) = self.waiting.as_mut() else {
+            return FlowStatus::Running;
+        };
+        let now = ctx.out.now();
+        if w.on_answer(holds) {
+            return self.wait_met(ctx, now);
+        }
+        self.wait_step(ctx, now)
+    }
+
+    /// What `wait` waited for came: the page as it is now is captured.
+    fn wait_met(&mut self, ctx: &mut FlowCtx<'_>, now: f64) -> FlowStatus {
+        self.input_done_at = Some(now);
+        self.phase = Phase::Settle;
+        self.capture(ctx, true)
     }
 
     fn on_quads(&mut self, ctx: &mut FlowCtx<'_>, v: &Value) -> FlowStatus {
@@ -832,14 +923,22 @@ impl ActFlow {
                 self.navigated = !script;
             }
             step::HISTORY => {
+                let forward = matches!(self.action, Action::Forward);
                 let current = v.get("currentIndex").and_then(Value::as_u64);
                 let entry = current
-                    .and_then(|i| i.checked_sub(1))
+                    .and_then(|i| match forward {
+                        true => i.checked_add(1),
+                        false => i.checked_sub(1),
+                    })
                     .and_then(|i| v.get("entries")?.get(usize::try_from(i).ok()?))
                     .and_then(|e| e.get("id"))
                     .and_then(Value::as_i64);
                 let Some(entry) = entry else {
-                    return self.fail(ctx, ActError::NoHistory);
+                    let error = match forward {
+                        true => ActError::NoForwardHistory,
+                        false => ActError::NoHistory,
+                    };
+                    return self.fail(ctx, error);
                 };
                 self.nav_started = true;
                 let page = self.page_session.clone();

@@ -65,6 +65,7 @@ impl Cascade<'_> {
         // A ref resolves through the last accessibility snapshot's ref table: its frame and
         // node while that frame shows the same document, else it is stale. A node gone by
         // the time the flow acts on it is looked up again there (see `flow::act`).
+        crate::act::check_budget(&action, &options)?;
         let tab = &*self.tab;
         let plan = crate::act::plan::plan(tab, self.dialogs, &action, |r| {
             ax_snapshot::resolve(tab, r)

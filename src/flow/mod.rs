@@ -45,6 +45,7 @@ pub(crate) mod ax_snapshot;
 mod begin;
 pub(crate) mod evaluate;
 pub(crate) mod resolve_ref;
+mod wait_for;
 
 use serde_json::value::RawValue;
 

@@ -11,11 +11,13 @@
 
 pub mod demo;
 pub mod evaluate;
+pub mod find;
 pub mod lines;
 pub mod live_view;
 pub mod mcp;
 pub mod mcp_input;
 pub mod mcp_schema;
 pub mod mcp_tabs;
+pub mod mcp_toolbox;
 pub mod protocol;
 pub mod serve;

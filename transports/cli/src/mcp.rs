@@ -124,7 +124,13 @@ pub enum ToolCall {
         dialog_id: Option<String>,
     },
     /// `browser_console_messages`.
-    ConsoleMessages,
+    ConsoleMessages {
+        /// Only this level and the more severe ones (`None`: every level).
+        level: Option<crate::mcp_toolbox::ConsoleLevel>,
+    },
+    /// `browser_wait_for`, `browser_navigate_back` / `_forward`, `browser_resize`,
+    /// `browser_find` (see [`crate::mcp_toolbox`]).
+    Toolbox(crate::mcp_toolbox::ToolboxCall),
     /// `browser_close`.
     Close,
     /// `browser_tabs` (see [`crate::mcp_tabs`]).
@@ -392,11 +398,16 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
             paths: a.strings("paths")?.unwrap_or_default(),
             dialog_id: a.string(&["dialog_id"])?,
         },
-        "browser_console_messages" => ToolCall::ConsoleMessages,
+        "browser_console_messages" => ToolCall::ConsoleMessages {
+            level: crate::mcp_toolbox::ConsoleLevel::from_args(args)?,
+        },
         "browser_close" => ToolCall::Close,
         "browser_tabs" => ToolCall::Tabs(crate::mcp_tabs::parse_tabs(args)?),
         n if crate::mcp_input::NAMES.contains(&n) => crate::mcp_input::parse(n, args)?,
-        other => return Err(CallError::UnknownTool(other.to_owned())),
+        other => match crate::mcp_toolbox::parse(other, args) {
+            Some(call) => ToolCall::Toolbox(call?),
+            None => return Err(CallError::UnknownTool(other.to_owned())),
+        },
     })
 }
 

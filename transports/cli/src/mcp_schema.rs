@@ -145,6 +145,13 @@ struct Scroll {
     wait: Option<WaitFor>,
 }
 
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct ConsoleMessages {
+    /// Only this level and the more severe ones: error, warning, info or debug (default: every level).
+    level: Option<String>,
+}
+
 /// No arguments (an empty `properties`: some clients want one).
 #[derive(JsonSchema)]
 #[schemars(extend("properties" = {}))]
@@ -235,10 +242,11 @@ pub fn tools() -> Vec<Tool> {
         tool("browser_evaluate", "Evaluate JavaScript in the top frame or any frame (OOPIFs included) under one time budget: a script that never ends is terminated and the tab stays usable. `function` is called (with the element when `ref` is given); `expression` is a script whose value is the answer (a function value is called too).", schema_for_type::<Evaluate>()),
         tool("browser_handle_dialog", "Accept or dismiss a pending dialog: alert, confirm, prompt, beforeunload, a file chooser (accepted with `files`) or an HTTP sign-in.", schema_for_type::<HandleDialog>()),
         tool("browser_file_upload", "Answer a pending file chooser (a click on a file input opens one) with files, or cancel it.", schema_for_type::<FileUpload>()),
-        tool("browser_console_messages", "The console lines and errors of every frame since the last call.", schema_for_type::<NoArguments>()),
+        tool("browser_console_messages", "The console lines of every frame since the last call: every level by default (errors at any time; other levels as the actions saw them), or `level` and the more severe ones.", schema_for_type::<ConsoleMessages>()),
         tool("browser_close", "Answer pending dialogs, detach, and close the browser this server launched (the next call launches a fresh one); with a browser context of its own, close that context and its tabs.", schema_for_type::<NoArguments>()),
         tool("browser_tabs", "List, create, close, or select a browser tab. Tabs opened by the page (a link with target=_blank, window.open) are supervised too, and the tab a click opens becomes the current tab; every other tool acts on the current tab.", schema_for_type::<Tabs>()),
     ];
+    tools.extend(crate::mcp_toolbox::tools());
     tools.extend(crate::mcp_input::tools());
     tools
 }

@@ -14,8 +14,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use cdp_supervise::find::found_text;
 use cdp_supervise::mcp::{Target, ToolCall};
 use cdp_supervise::mcp_tabs::{name_of, tab_list, TabsAction, TabsSeen};
+use cdp_supervise::mcp_toolbox::ToolboxCall;
 use cdp_supervisor::act::{ActOptions, Action, Wait};
 use cdp_supervisor::ax::AxOptions;
 use cdp_supervisor::evaluate::{Element, Evaluation};
@@ -41,6 +43,8 @@ pub struct Outcome {
     pub image: Option<(String, String)>,
     /// Whether the call failed.
     pub is_error: bool,
+    /// The console lines an action saw (every level), kept for `browser_console_messages`.
+    pub console: Vec<cdp_supervisor::act::ActConsoleLine>,
 }
 
 fn ok(text: impl Into<String>) -> Outcome {
@@ -48,6 +52,7 @@ fn ok(text: impl Into<String>) -> Outcome {
         text: text.into(),
         image: None,
         is_error: false,
+        console: Vec::new(),
     }
 }
 
@@ -56,6 +61,7 @@ fn failed(text: impl Into<String>) -> Outcome {
         text: text.into(),
         image: None,
         is_error: true,
+        console: Vec::new(),
     }
 }
 
@@ -80,6 +86,8 @@ struct State {
     warned: bool,
     /// Console entries up to this time were returned by `browser_console_messages`.
     console_seen_until: f64,
+    /// The console lines of every level the actions saw.
+    action_lines: cdp_supervise::mcp_toolbox::ActionLines,
     /// The tabs the last result named.
     tabs_seen: TabsSeen,
     /// The browser's warnings up to this one were named in a result (`None`: no call yet).
@@ -160,6 +168,9 @@ impl Session {
                 idle.as_secs()
             ));
         }
+        state
+            .action_lines
+            .keep(std::mem::take(&mut outcome.console));
         let warnings = self.warnings(&mut state, &outcome.text);
         outcome.text.push_str(&warnings);
         outcome.text.push_str(&self.report(&mut state));
@@ -414,7 +425,7 @@ impl Session {
                 }
             }
             ToolCall::Screenshot => self.screenshot(state, client, tab),
-            ToolCall::ConsoleMessages => self.console_messages(state, live),
+            ToolCall::ConsoleMessages { level } => self.console_messages(state, live, level),
             ToolCall::Tabs(action) => self.tabs_tool(state, client, action),
             other => {
                 let view = self.view(state);
@@ -489,7 +500,12 @@ impl Session {
         }
     }
 
-    fn console_messages(&self, state: &mut State, live: &Live) -> Outcome {
+    fn console_messages(
+        &self,
+        state: &mut State,
+        live: &Live,
+        level: Option<cdp_supervise::mcp_toolbox::ConsoleLevel>,
+    ) -> Outcome {
         let since = state.console_seen_until;
         let entries = if self.own_context {
             // Its own tabs' entries, from every tab's log (the snapshot has the client's
@@ -515,23 +531,23 @@ impl Session {
         };
         let mut text = String::new();
         let mut until = since;
-        for e in &entries {
+        for e in state.action_lines.since(entries, since, level) {
             until = until.max(e.at);
             text.push_str(&format!(
                 "[{}] {} (frame {})\n",
-                serde_json::to_value(e.level)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default(),
+                e.level,
                 e.text,
                 e.frame_id.as_deref().unwrap_or("?")
             ));
         }
-        state.console_seen_until = until;
+        // A call with `level` shows a part: the rest stays for the next call without it.
+        if level.is_none() {
+            state.console_seen_until = until;
+        }
         if text.is_empty() {
-            ok("No console errors since the last call.")
+            ok("No console messages since the last call.")
         } else {
-            ok(format!("Console errors since the last call:\n{text}"))
+            ok(format!("Console messages since the last call (errors at any time; other levels as the actions saw them):\n{text}"))
         }
     }
 
@@ -568,7 +584,7 @@ impl Session {
                     return Outcome {
                         text: "Screenshot of the tab.".into(),
                         image: Some((format!("image/{format}"), data.to_owned())),
-                        is_error: false,
+                        ..ok("")
                     };
                 }
             }
@@ -935,6 +951,17 @@ fn agent_tool(
             timeout_ms,
             wait,
         } => act(client, tab, view, action, budget(timeout_ms, wait)),
+        ToolCall::Toolbox(ToolboxCall::Find(query)) => {
+            let outcome = match client.ax_snapshot_in(tab, AxOptions::default()) {
+                Ok(ax) => ok(found_text(&ax.find(&query))),
+                Err(e) => failed(format!("{e}")),
+            };
+            (outcome, None)
+        }
+        ToolCall::Toolbox(call) => match call.act() {
+            Some((action, options)) => act(client, tab, view, action, options),
+            None => (failed(format!("{call:?} is not an action")), None),
+        },
         other => (failed(format!("{other:?} is not an agent tool")), None),
     }
 }
@@ -1052,6 +1079,7 @@ fn act(
             text,
             image: result.screenshot.map(|s| (s.mime, s.data)),
             is_error: false,
+            console: result.console,
         },
         opened,
     )

@@ -81,6 +81,14 @@ pub enum Command {
         /// Its budget and whether to take a screenshot.
         options: cdp_supervisor::act::ActOptions,
     },
+    /// `{"cmd":"find","text":"Buy","regex":"^Buy","role":"button"}` (one or more; and the
+    /// `ax_snapshot` options): the matching lines of the accessibility outline, with refs.
+    Find {
+        /// What to look for.
+        query: cdp_supervisor::ax::FindQuery,
+        /// The snapshot it looks in.
+        options: AxOptions,
+    },
     /// `{"cmd":"tabs"}`: every tab.
     Tabs,
     /// `{"cmd":"tab_new","url":"https://..."}`: open a tab; it becomes current.
@@ -104,7 +112,7 @@ pub enum Command {
 }
 
 /// The `cmd` words, for the messages that list them.
-const COMMANDS: &str = "snapshot, ax_snapshot, dialog, cdp, evaluate, act, policy, recover, settle, stop, tabs, tab_new, tab_select or tab_close";
+const COMMANDS: &str = "snapshot, ax_snapshot, find, dialog, cdp, evaluate, act, policy, recover, settle, stop, tabs, tab_new, tab_select or tab_close";
 
 /// The `code` of an error line about the request itself (not JSON, a missing or
 /// mistyped field, a number out of range, a line over the length limit).
@@ -277,6 +285,14 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
         }
         "recover" => Command::Recover,
         "ax_snapshot" => Command::AxSnapshot(ax_options(&request).map_err(fail)?),
+        "find" => Command::Find {
+            query: crate::find::parse_find(&request).map_err(|e| LineError {
+                code: Some(e.code()),
+                id: id.clone(),
+                message: e.to_string(),
+            })?,
+            options: ax_options(&request).map_err(fail)?,
+        },
         "stop" => Command::Stop,
         "evaluate" => Command::Evaluate(crate::evaluate::parse_evaluate(&request).map_err(fail)?),
         "tabs" => Command::Tabs,

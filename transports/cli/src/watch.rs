@@ -370,6 +370,21 @@ fn handle_line<'scope>(
                 });
             });
         }
+        Command::Find { query, options } => {
+            scope.spawn(move || {
+                emit(&match client.ax_snapshot_in(tab_id.as_deref(), options) {
+                    Ok(ax) => result_line(
+                        &id,
+                        "find",
+                        serde_json::to_value(ax.find(&query)).unwrap_or(Value::Null),
+                    ),
+                    Err(ClientError::Ax(e)) => {
+                        eval_error_line(&id, e.code(), &e.to_string(), e.dialog())
+                    }
+                    Err(e) => client_error_line(&id, &e),
+                });
+            });
+        }
         Command::Act { action, options } => {
             scope.spawn(move || {
                 emit(&match client.act_in(tab_id.as_deref(), action, options) {

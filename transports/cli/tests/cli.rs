@@ -1548,6 +1548,89 @@ fn form_and_pointer_actions_through_stdin() {
     stop_exits_0(&mut cli, 102);
 }
 
+#[path = "../../e2e/tests/support/toolbox_site.rs"]
+mod toolbox_site;
+
+/// The rest of the toolbox over stdin: `find` by role answers the OOPIF's button with its
+/// ref and frame; `wait` for text that appears 800 ms later inside the OOPIF, for text that
+/// never comes (a `timeout` error at its budget); `resize` seen by `matchMedia`; the found
+/// ref clicked; `back` and `forward`; a `find` without a criterion is `bad_request`.
+#[test]
+fn toolbox_through_stdin() {
+    let Some(browser) = browser_or_skip("cli-toolbox") else {
+        return;
+    };
+    let site = toolbox_site::ToolboxSite::start();
+    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli.send(json!({"id": 1, "cmd": "act", "action": "navigate", "url": site.url("/wait")}));
+    let r = cli.expect("navigate", is_result(1));
+    assert_eq!(r["act"]["settled"], true, "{r}");
+    cli.send(json!({"id": 2, "cmd": "find", "role": "button", "text": "frame button"}));
+    let r = cli.expect("find", is_result(2));
+    assert_eq!(r["find"]["total"], 1, "{r}");
+    let button = r["find"]["matches"][0].clone();
+    let frame = button["frame_id"].clone();
+    assert!(
+        button["line"].as_str().unwrap().contains("Frame button"),
+        "{r}"
+    );
+    cli.send(
+        json!({"id": 3, "cmd": "evaluate", "expression": "window.later(800)", "frame_id": frame}),
+    );
+    cli.expect("scheduled", is_result(3));
+    let started = Instant::now();
+    cli.send(json!({"id": 4, "cmd": "act", "action": "wait", "text": "Arrived late", "timeout_ms": 10000}));
+    let r = cli.expect("wait for text", is_result(4));
+    let took = started.elapsed();
+    eprintln!("sidecar wait for text: {took:?}");
+    assert_eq!(r["act"]["settled"], true, "{r}");
+    assert!(
+        took >= Duration::from_millis(700) && took < Duration::from_secs(4),
+        "{took:?}"
+    );
+    let started = Instant::now();
+    cli.send(
+        json!({"id": 5, "cmd": "act", "action": "wait", "text": "Never here", "timeout_ms": 1000}),
+    );
+    let r = cli.expect("wait in vain", is_result(5));
+    let took = started.elapsed();
+    eprintln!("sidecar wait in vain: {took:?}");
+    assert_eq!(r["type"], "error", "{r}");
+    assert_eq!(r["code"], "timeout", "{r}");
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(4),
+        "{took:?}"
+    );
+    cli.send(json!({"id": 6, "cmd": "act", "action": "resize", "width": 500, "height": 400}));
+    cli.expect("resize", is_result(6));
+    cli.send(json!({"id": 7, "cmd": "evaluate", "expression": "window.narrow"}));
+    assert_eq!(cli.expect("narrow", is_result(7))["value"], true);
+    cli.send(json!({"id": 8, "cmd": "act", "action": "click", "ref": button["ref"]}));
+    cli.expect("click", is_result(8));
+    cli.send(
+        json!({"id": 9, "cmd": "evaluate", "expression": "window.clicked", "frame_id": frame}),
+    );
+    assert_eq!(cli.expect("clicked", is_result(9))["value"], 1);
+    for (id, path) in [(10, "/h1"), (11, "/h2")] {
+        cli.send(json!({"id": id, "cmd": "act", "action": "navigate", "url": site.url(path)}));
+        cli.expect("navigate", is_result(id));
+    }
+    cli.send(json!({"id": 12, "cmd": "act", "action": "back"}));
+    let r = cli.expect("back", is_result(12));
+    assert!(r["act"]["url"].as_str().unwrap().ends_with("/h1"), "{r}");
+    cli.send(json!({"id": 13, "cmd": "act", "action": "forward"}));
+    let r = cli.expect("forward", is_result(13));
+    assert!(r["act"]["url"].as_str().unwrap().ends_with("/h2"), "{r}");
+    assert_eq!(r["act"]["settled"], true, "{r}");
+    cli.send(json!({"id": 14, "cmd": "find"}));
+    let r = cli.expect("bad find", is_result(14));
+    assert_eq!(r["code"], "bad_request", "{r}");
+    stop_exits_0(&mut cli, 15);
+}
+
 /// The password of [`basic_auth_site`]'s `/secret` (made up for the test).
 const AUTH_PASSWORD: &str = "correct-horse-42";
 

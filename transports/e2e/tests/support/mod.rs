@@ -19,4 +19,5 @@ pub mod smol;
 pub mod switch_relay;
 pub mod tabs_site;
 pub mod tls_relay;
+pub mod toolbox_site;
 pub mod upload_site;
