@@ -4,8 +4,9 @@
 //! and the Grid holds no session afterwards, whether the run ends well, on an error (the
 //! session deleted under the open socket: the heartbeat finds the silence, the reconnect
 //! is refused with `session_gone`, exit 1) or on SIGINT; a session that waits in a full
-//! Grid's queue longer than `--grid-timeout` is given up with a clear error; `mcp --grid`
-//! calls a tool on the Grid's browser and deletes the session at the end of input.
+//! Grid's queue longer than `--grid-timeout` is given up with a clear error, and the Grid
+//! drops the request; `mcp --grid` navigates the Grid's browser, answers a dialog there,
+//! and deletes the session at the end of input.
 
 mod support;
 
@@ -237,6 +238,27 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
     );
     let navigated = mcp.expect("browser_navigate", |v| v["id"] == 2);
     assert!(navigated["result"]["isError"] != true, "{navigated}");
+    // A dialog on the Grid's browser, named in the call's result and answered.
+    mcp.send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "browser_evaluate", "arguments": {"expression": "confirm('grid mcp')"}}}),
+    );
+    let blocked = mcp.expect("browser_evaluate", |v| v["id"] == 3).to_string();
+    let dialog = blocked
+        .split("- d-")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .map(|n| format!("d-{n}"));
+    let dialog = dialog.unwrap_or_else(|| panic!("no pending dialog named: {blocked}"));
+    assert!(blocked.contains("confirm"), "{blocked}");
+    mcp.send(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "browser_handle_dialog", "arguments": {"accept": true, "dialog_id": dialog}}}),
+    );
+    let answered = mcp.expect("browser_handle_dialog", |v| v["id"] == 4);
+    assert!(answered["result"]["isError"] != true, "{answered}");
+    let answered = answered.to_string();
+    assert!(answered.contains("Pending dialogs: none"), "{answered}");
     assert_eq!(
         sessions(grid.url()).unwrap().len(),
         1,
