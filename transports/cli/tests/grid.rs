@@ -6,7 +6,7 @@
 //! is refused with `session_gone`, exit 1) or on SIGINT; a session that waits in a full
 //! Grid's queue longer than `--grid-timeout` is given up with a clear error, and the Grid
 //! drops the request; `mcp --grid` navigates the Grid's browser, answers a dialog there,
-//! and deletes the session at the end of input.
+//! and deletes the session at the end of input and on SIGINT.
 
 mod support;
 
@@ -267,5 +267,14 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
     drop(mcp.stdin.take());
     assert_eq!(mcp.exit_code(WAIT), Some(0));
     assert_no_session(&grid, "after mcp's end of input");
+
+    // 6. `mcp --grid` stopped by SIGINT while its session is held: deleted on the way out.
+    let mut mcp = spawn(&["mcp", "--grid", grid.url(), "--grid-capabilities", &caps]);
+    let id = grid_session(&mcp);
+    assert!(sessions(grid.url()).unwrap().contains(&id), "{id} held");
+    let pid = mcp.child.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    mcp.exit_code(WAIT);
+    assert_no_session(&grid, "after mcp's SIGINT");
     assert!(grid.leftovers().is_empty(), "{:?}", grid.leftovers());
 }
