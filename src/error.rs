@@ -228,7 +228,7 @@ pub enum DialogError {
     /// is not what the answer asked for) before the answer took effect. The dialog is no
     /// longer pending; nothing is left to do. See [`crate::manual::chromium_facts`]:
     /// Chromium can close a dialog by itself while an answer is in flight.
-    #[error("the browser closed dialog {dialog_id} (result {result}) before your {} took effect; nothing to do, it is no longer pending", match .action { DialogAction::Accept => "accept", DialogAction::Dismiss => "dismiss" })]
+    #[error("the browser closed dialog {dialog_id} (result {result}) before your {} took effect (Chromium closes a tab's dialogs when one of its frames commits a navigation, or another client of the browser answered it); nothing to do, it is no longer pending", match .action { DialogAction::Accept => "accept", DialogAction::Dismiss => "dismiss" })]
     ClosedByBrowser {
         /// The dialog.
         dialog_id: String,

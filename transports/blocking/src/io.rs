@@ -14,7 +14,6 @@ use cdp_supervisor_driver::limits::{MAX_MESSAGE_SIZE, READ_BUFFER_SIZE};
 use cdp_supervisor_driver::refusal::{broken_stream, Refusal, DRAIN_TIMEOUT, MAX_DRAIN};
 use cdp_supervisor_driver::{Action, ClientError, Clock, LoopDriver, Request};
 use tungstenite::client::IntoClientRequest;
-use tungstenite::http::{HeaderName, HeaderValue};
 use tungstenite::protocol::WebSocketConfig;
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
@@ -240,13 +239,7 @@ fn upgrade_request(
     let mut request = url
         .into_client_request()
         .map_err(|_| "not a valid WebSocket URL".to_owned())?;
-    for (name, value) in headers.iter() {
-        let header = HeaderName::from_bytes(name.as_bytes());
-        let header = header.map_err(|_| format!("header name {name:?} is not valid"))?;
-        let value = HeaderValue::from_str(value);
-        let value = value.map_err(|_| format!("the value of header {name} is not valid"))?;
-        request.headers_mut().append(header, value);
-    }
+    headers.append_to(request.headers_mut())?;
     Ok(request)
 }
 

@@ -1,32 +1,16 @@
 //! End-to-end: the `cdp-supervise` sidecar (its README) driven through stdin/stdout.
 
+mod support;
+
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use cdp_supervise::demo::DemoSite;
-use cdp_supervisor_chromium::{find_chromium, Browser};
+use cdp_supervisor_chromium::Browser;
 use serde_json::{json, Value};
-
-/// Generous bound for waits on a loaded 2-core machine.
-const WAIT: Duration = Duration::from_secs(20);
-
-/// Whether a Chromium is there: a missing one fails under `CI` (a skipped browser test
-/// must never pass silently there) and prints a loud SKIPPED line elsewhere.
-fn chromium_for_test(test: &str) -> bool {
-    let found = find_chromium().is_some();
-    assert!(
-        found || std::env::var_os("CI").is_none(),
-        "{test}: no Chromium found and CI is set: install chromium or set $CHROME"
-    );
-    if !found {
-        eprintln!(
-            "\n!!!!! SKIPPED {test}: no Chromium found (set $CHROME or install chromium) !!!!!\n"
-        );
-    }
-    found
-}
+use support::{chromium_for_test, is_result, Sidecar, BIN, WAIT};
 
 /// A browser of the test's own, or `None` as [`chromium_for_test`] says.
 fn browser_or_skip(test: &str) -> Option<Browser> {
@@ -39,8 +23,6 @@ fn trace_path(test: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(format!("{test}.jsonl"))
 }
-
-const BIN: &str = env!("CARGO_BIN_EXE_cdp-supervise");
 
 fn traces_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces")
@@ -196,105 +178,12 @@ fn replay_prints_diffs_and_the_final_snapshot() {
     assert!(diffs.iter().any(|d| d["op"] == "dialog_opened"));
 }
 
-struct Sidecar {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<Value>,
-    /// Every line so far, for failure messages.
-    seen: Vec<Value>,
-    /// Lines not yet matched by `expect` (lines of concurrent commands may interleave).
-    backlog: Vec<Value>,
-}
-
-impl Sidecar {
-    fn spawn(args: &[&str]) -> Sidecar {
-        Self::spawn_with_stderr(args, Stdio::inherit())
-    }
-
-    fn spawn_with_stderr(args: &[&str], stderr: Stdio) -> Sidecar {
-        let mut child = Command::new(BIN)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let line = line.unwrap();
-                let v: Value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
-                if tx.send(v).is_err() {
-                    return;
-                }
-            }
-        });
-        Sidecar {
-            stdin: child.stdin.take(),
-            child,
-            lines: rx,
-            seen: Vec::new(),
-            backlog: Vec::new(),
-        }
-    }
-
-    fn send(&mut self, v: Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// Waits for a line matching `pred` (or takes it from the backlog).
-    fn expect(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        if let Some(i) = self.backlog.iter().position(&pred) {
-            return self.backlog.remove(i);
-        }
-        let end = Instant::now() + WAIT;
-        loop {
-            let left = end.saturating_duration_since(Instant::now());
-            let v = self
-                .lines
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no line for {what}; seen: {:#?}", self.seen));
-            self.seen.push(v.clone());
-            if pred(&v) {
-                return v;
-            }
-            self.backlog.push(v);
-        }
-    }
-}
-
-impl Drop for Sidecar {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Sends `stop` with `id`: the answer says stopped, and the sidecar exits 0.
 fn stop_exits_0(cli: &mut Sidecar, id: i64) {
     cli.send(json!({"id": id, "cmd": "stop"}));
     let stopped = cli.expect("stop", is_result(id));
     assert_eq!(stopped["stopped"], true, "{stopped}");
-    assert_eq!(exit_code(cli, WAIT), Some(0));
-}
-
-/// Waits up to `within` for the sidecar to exit and returns its code.
-fn exit_code(cli: &mut Sidecar, within: Duration) -> Option<i32> {
-    let end = Instant::now() + within;
-    loop {
-        if let Some(s) = cli.child.try_wait().unwrap() {
-            return s.code();
-        }
-        assert!(
-            Instant::now() < end,
-            "the sidecar did not exit within {within:?}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert_eq!(cli.exit_code(WAIT), Some(0));
 }
 
 /// The sidecar's stderr, echoed to ours, with the browser it launched (its DevTools
@@ -372,10 +261,6 @@ fn watching_the_demo(browser: &Browser) -> (DemoSite, Sidecar) {
     (site, cli)
 }
 
-fn is_result(id: i64) -> impl Fn(&Value) -> bool {
-    move |v| v["id"] == json!(id) && (v["type"] == "result" || v["type"] == "error")
-}
-
 /// `watch --cdp http://...` driven through stdin: a command blocked by a dialog in a
 /// nested OOPIF is reported at once, answered, and finishes; end of input settles a
 /// dialog left open and exits 0.
@@ -448,7 +333,7 @@ fn watch_through_stdin() {
     });
     let finished = cli.expect("the blocked command's reply", is_result(7));
     assert_eq!(finished["result"]["result"]["value"], 5, "{finished}");
-    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+    assert_eq!(cli.exit_code(WAIT), Some(0));
     let text = std::fs::read_to_string(&trace).unwrap();
     let parsed = cdp_supervisor::replay::Trace::parse(&text).unwrap();
     assert!(parsed.entries.len() > 20);
@@ -828,7 +713,7 @@ fn watch_demo_shows_the_demo_live_and_leaves_nothing_running() {
     );
 
     drop(cli.stdin.take());
-    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+    assert_eq!(cli.exit_code(WAIT), Some(0));
     assert_browser_gone(port, &profile);
 }
 
@@ -857,7 +742,7 @@ fn watch_url_opens_the_page_in_a_launched_browser() {
     let r = cli.expect("evaluate result", is_result(1));
     assert_eq!(r["result"]["result"]["value"], json!(url), "{r}");
     drop(cli.stdin.take());
-    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+    assert_eq!(cli.exit_code(WAIT), Some(0));
     assert_browser_gone(port, &profile);
 }
 
@@ -877,7 +762,7 @@ fn browser_gone_exits_1_after_the_reconnect_attempts() {
     cli.expect("page detached", |v| {
         v["op"] == "page" && v["page"]["state"] == "detached"
     });
-    assert_eq!(exit_code(&mut cli, Duration::from_secs(40)), Some(1));
+    assert_eq!(cli.exit_code(Duration::from_secs(40)), Some(1));
     // 0.5 + 1 + 2 + 4 + 8 s of backoff before giving up.
     assert!(
         started.elapsed() >= Duration::from_secs(15),
@@ -1189,7 +1074,7 @@ fn fallback_local_supervises_a_launched_browser_when_the_remote_cannot_be_reache
                 .is_some_and(|u| u.contains("fallback"))
     });
     drop(cli.stdin.take());
-    assert_eq!(exit_code(&mut cli, WAIT), Some(0));
+    assert_eq!(cli.exit_code(WAIT), Some(0));
     assert_browser_gone(port, &profile);
 }
 

@@ -7,6 +7,8 @@
 //!   the test): `watch` reconnects, says `fresh_browser` on stdout, and supervises the new
 //!   browser's page; `mcp` names the warning in the next tool result, once.
 
+mod support;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -15,32 +17,15 @@ use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use cdp_supervisor_chromium::{find_chromium, Browser};
+use cdp_supervisor_chromium::Browser;
 use serde_json::{json, Value};
-
-const BIN: &str = env!("CARGO_BIN_EXE_cdp-supervise");
+use support::{chromium_for_test, BIN};
 
 /// Generous bound for a launch on a loaded 2-core machine.
 const WAIT: Duration = Duration::from_secs(30);
 
 /// How long a killed launcher's browser and profile may outlive it.
 const CLEANUP: Duration = Duration::from_secs(5);
-
-/// Whether a Chromium is there: a missing one fails under `CI` and prints a loud SKIPPED
-/// line elsewhere.
-fn chromium_for_test(test: &str) -> bool {
-    let found = find_chromium().is_some();
-    assert!(
-        found || std::env::var_os("CI").is_none(),
-        "{test}: no Chromium found and CI is set: install chromium or set $CHROME"
-    );
-    if !found {
-        eprintln!(
-            "\n!!!!! SKIPPED {test}: no Chromium found (set $CHROME or install chromium) !!!!!\n"
-        );
-    }
-    found
-}
 
 /// A child killed (and reaped) when the test ends, whatever happened.
 struct Killed(Child);

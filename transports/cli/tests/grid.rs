@@ -4,20 +4,21 @@
 //! and the Grid holds no session afterwards, whether the run ends well, on an error (the
 //! session deleted under the open socket: the heartbeat finds the silence, the reconnect
 //! is refused with `session_gone`, exit 1) or on SIGINT; a session that waits in a full
-//! Grid's queue longer than `--grid-timeout` is given up with a clear error; `mcp --grid`
-//! calls a tool on the Grid's browser and deletes the session at the end of input.
+//! Grid's queue longer than `--grid-timeout` is given up with a clear error, and the Grid
+//! drops the request; `mcp --grid` navigates the Grid's browser, answers a dialog there,
+//! and deletes the session at the end of input and on SIGINT.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+mod support;
+
+use std::io::Write;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cdp_supervise::demo::DemoSite;
 use cdp_supervisor_grid::local::{missing, LocalGrid};
 use cdp_supervisor_grid::sessions;
 use serde_json::{json, Value};
-
-const BIN: &str = env!("CARGO_BIN_EXE_cdp-supervise");
+use support::{is_result, Sidecar};
 
 /// Generous bound for waits on a loaded 2-core machine (a Grid session starts a
 /// chromedriver and a Chromium).
@@ -50,119 +51,22 @@ fn grid_for_test(test: &str) -> bool {
     false
 }
 
-/// A running `cdp-supervise`, its stdout lines parsed.
-struct Sidecar {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<Value>,
-    stderr: Receiver<String>,
-    seen: Vec<Value>,
-    /// Lines not yet matched (lines of concurrent commands may interleave).
-    backlog: Vec<Value>,
-}
-
-impl Sidecar {
-    fn spawn(args: &[&str]) -> Sidecar {
-        let mut child = Command::new(BIN)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let v: Value = serde_json::from_str(&line).unwrap_or(Value::String(line));
-                if tx.send(v).is_err() {
-                    return;
-                }
-            }
-        });
-        let stderr = child.stderr.take().unwrap();
-        let (tx, errs) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                eprintln!("{line}");
-                let _ = tx.send(line);
-            }
-        });
-        Sidecar {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-            stderr: errs,
-            seen: Vec::new(),
-            backlog: Vec::new(),
-        }
-    }
-
-    fn send(&mut self, v: Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn expect(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        if let Some(i) = self.backlog.iter().position(&pred) {
-            return self.backlog.remove(i);
-        }
-        let end = Instant::now() + WAIT;
-        loop {
-            let left = end.saturating_duration_since(Instant::now());
-            let v = self
-                .lines
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no line for {what}; seen: {:#?}", self.seen));
-            self.seen.push(v.clone());
-            if pred(&v) {
-                return v;
-            }
-            self.backlog.push(v);
-        }
-    }
-
-    /// The stderr lines so far.
-    fn stderr_text(&self) -> String {
-        self.stderr.try_iter().collect::<Vec<_>>().join("\n")
-    }
-
-    fn exit_code(&mut self, within: Duration) -> Option<i32> {
-        let end = Instant::now() + within;
-        loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                return s.code();
-            }
-            assert!(
-                Instant::now() < end,
-                "cdp-supervise did not exit within {within:?}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// The Grid session's id, from the stderr line that names it.
-    fn grid_session(&self) -> String {
-        let end = Instant::now() + WAIT;
-        loop {
-            let left = end.saturating_duration_since(Instant::now());
-            let line = self
-                .stderr
-                .recv_timeout(left)
-                .expect("no Grid session line");
-            if let Some(rest) = line.strip_prefix("cdp-supervise: Grid session ") {
-                return rest.split(' ').next().unwrap().to_owned();
-            }
+/// The Grid session's id, from the stderr line that names it.
+fn grid_session(cli: &Sidecar) -> String {
+    let stderr = cli.stderr.as_ref().expect("stderr captured");
+    let end = Instant::now() + WAIT;
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        let line = stderr.recv_timeout(left).expect("no Grid session line");
+        if let Some(rest) = line.strip_prefix("cdp-supervise: Grid session ") {
+            return rest.split(' ').next().unwrap().to_owned();
         }
     }
 }
 
-impl Drop for Sidecar {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `cdp-supervise ARGS`, its stderr kept, waiting [`WAIT`] for a line.
+fn spawn(args: &[&str]) -> Sidecar {
+    Sidecar::spawn_capturing(args).waiting(WAIT)
 }
 
 /// `DELETE /session/ID` on the Grid, by hand: its status line.
@@ -178,12 +82,22 @@ fn delete_behind_its_back(grid: &str, id: &str) -> String {
     reply.lines().next().unwrap_or("").to_owned()
 }
 
-fn is_result(id: i64) -> impl Fn(&Value) -> bool {
-    move |v| v["id"] == json!(id) && (v["type"] == "result" || v["type"] == "error")
-}
-
 fn live(v: &Value) -> bool {
     v["op"] == "page" && v["page"]["state"] == "live"
+}
+
+/// Whether `cond` holds within `within` (polled).
+fn wait_until(within: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + within;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// The Grid holds no session (within a few seconds: a DELETE is answered before the
@@ -219,7 +133,7 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
         let mut args = vec!["watch", "--grid", grid.url(), "--grid-capabilities", &caps];
         args.extend(["--format", "json"]);
         args.extend(extra);
-        Sidecar::spawn(&args)
+        spawn(&args)
     };
 
     // 1. Frames, OOPIFs and dialogs as on a local browser; `stop` exits 0, no session left.
@@ -266,16 +180,22 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
     cli.exit_code(WAIT);
     assert_no_session(&grid, "after SIGINT");
 
-    // 3. A full Grid: the second session waits in the queue, given up after --grid-timeout.
+    // 3. A full Grid: the second session waits in the queue, given up after --grid-timeout;
+    // the Grid drops the request (its client hung up), so that no browser is made for it
+    // once the slot frees.
     let mut holder = watch(&[]);
     holder.expect("page live", live);
     let started = Instant::now();
-    let mut queued = watch(&["--grid-timeout", "2"]);
+    let mut queued = watch(&["--grid-timeout", "4"]);
+    let in_queue = wait_until(Duration::from_secs(4), || grid.queued() == Some(1));
+    assert!(in_queue, "the request never waited in the queue");
     assert_eq!(queued.exit_code(WAIT), Some(1));
     let waited = started.elapsed();
     let said = queued.stderr_text();
-    assert!(said.contains("gave no session within 2s"), "{said}");
+    assert!(said.contains("gave no session within 4s"), "{said}");
     assert!(waited < Duration::from_secs(15), "{waited:?}");
+    let dropped = wait_until(Duration::from_secs(5), || grid.queued() == Some(0));
+    assert!(dropped, "the Grid still queues the given-up request");
 
     // 4. The session deleted under the open socket (the Grid's session timeout does the
     // same): the socket stays open and silent; the heartbeat finds it, the reconnect is
@@ -283,8 +203,11 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
     holder.send(json!({"id": 1, "cmd": "stop"}));
     assert_eq!(holder.exit_code(WAIT), Some(0));
     assert_no_session(&grid, "after the holder stopped");
+    // The freed slot is not taken by the given-up request a moment later either.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_no_session(&grid, "after the slot freed");
     let mut cli = watch(&["--heartbeat", "1"]);
-    let id = cli.grid_session();
+    let id = grid_session(&cli);
     cli.expect("page live", live);
     let status = delete_behind_its_back(grid.url(), &id);
     assert!(status.starts_with("HTTP/1.1 200"), "{status}");
@@ -301,7 +224,7 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
     assert_no_session(&grid, "after the session was deleted under the socket");
 
     // 5. `mcp --grid`: a tool call on the Grid's browser; end of input deletes the session.
-    let mut mcp = Sidecar::spawn(&["mcp", "--grid", grid.url(), "--grid-capabilities", &caps]);
+    let mut mcp = spawn(&["mcp", "--grid", grid.url(), "--grid-capabilities", &caps]);
     mcp.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
@@ -315,6 +238,27 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
     );
     let navigated = mcp.expect("browser_navigate", |v| v["id"] == 2);
     assert!(navigated["result"]["isError"] != true, "{navigated}");
+    // A dialog on the Grid's browser, named in the call's result and answered.
+    mcp.send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "browser_evaluate", "arguments": {"expression": "confirm('grid mcp')"}}}),
+    );
+    let blocked = mcp.expect("browser_evaluate", |v| v["id"] == 3).to_string();
+    let dialog = blocked
+        .split("- d-")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .map(|n| format!("d-{n}"));
+    let dialog = dialog.unwrap_or_else(|| panic!("no pending dialog named: {blocked}"));
+    assert!(blocked.contains("confirm"), "{blocked}");
+    mcp.send(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "browser_handle_dialog", "arguments": {"accept": true, "dialog_id": dialog}}}),
+    );
+    let answered = mcp.expect("browser_handle_dialog", |v| v["id"] == 4);
+    assert!(answered["result"]["isError"] != true, "{answered}");
+    let answered = answered.to_string();
+    assert!(answered.contains("Pending dialogs: none"), "{answered}");
     assert_eq!(
         sessions(grid.url()).unwrap().len(),
         1,
@@ -323,5 +267,14 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
     drop(mcp.stdin.take());
     assert_eq!(mcp.exit_code(WAIT), Some(0));
     assert_no_session(&grid, "after mcp's end of input");
+
+    // 6. `mcp --grid` stopped by SIGINT while its session is held: deleted on the way out.
+    let mut mcp = spawn(&["mcp", "--grid", grid.url(), "--grid-capabilities", &caps]);
+    let id = grid_session(&mcp);
+    assert!(sessions(grid.url()).unwrap().contains(&id), "{id} held");
+    let pid = mcp.child.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    mcp.exit_code(WAIT);
+    assert_no_session(&grid, "after mcp's SIGINT");
     assert!(grid.leftovers().is_empty(), "{:?}", grid.leftovers());
 }

@@ -93,3 +93,25 @@ fn a_refused_key_exits_1_at_once_and_prints_no_secret() {
         heads[0]
     );
 }
+
+/// An `https://` Grid is refused at once, by name, before anything is sent (a listener
+/// on that port sees no connection), and its credentials are printed nowhere. (`mcp`
+/// asks the Grid in the same way, when its browser starts.)
+#[test]
+fn an_https_grid_is_refused_by_name() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let grid = format!("https://user:{SECRET}@127.0.0.1:{port}");
+    let (code, stdout, stderr) = run(&["watch", "--grid", &grid]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("https:// is not supported") && stderr.contains("http://"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains(SECRET) && !stdout.contains(SECRET),
+        "{stderr}{stdout}"
+    );
+    assert!(listener.accept().is_err(), "the Grid was contacted");
+}

@@ -59,7 +59,7 @@ impl std::fmt::Debug for CdpHeaders {
 impl CdpHeaders {
     /// Adds `name: value`. Refused (saying why, never echoing the value): a name that is
     /// not an HTTP token, a value with a control character (a CR or LF would start a new
-    /// header), a header the handshake owns (`Host`, `Upgrade`, `Sec-WebSocket-*`, ...),
+    /// header) or another character outside printable ASCII, a header the handshake owns (`Host`, `Upgrade`, `Sec-WebSocket-*`, ...),
     /// more than [`MAX_HEADERS`], or one over 8 KiB.
     ///
     /// ```
@@ -69,6 +69,7 @@ impl CdpHeaders {
     /// assert!(h.push("Bad Name", "k").is_err());
     /// assert!(h.push("X", "a\r\nHost: evil").unwrap_err().contains("control character"));
     /// assert!(h.push("Upgrade", "x").unwrap_err().contains("handshake"));
+    /// assert!(h.push("X", "café").unwrap_err().contains("printable ASCII"));
     /// ```
     pub fn push(&mut self, name: &str, value: &str) -> Result<(), String> {
         let name = name.trim();
@@ -82,6 +83,14 @@ impl CdpHeaders {
         if value.chars().any(|c| c.is_control() && c != '\t') {
             return Err(format!(
                 "the value of header {name} holds a control character"
+            ));
+        }
+        if value
+            .chars()
+            .any(|c| c != '\t' && !(' '..='~').contains(&c))
+        {
+            return Err(format!(
+                "the value of header {name} holds a character outside printable ASCII"
             ));
         }
         if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name)) {
@@ -120,6 +129,30 @@ impl CdpHeaders {
     /// ```
     pub fn is_empty(&self) -> bool {
         self.headers.is_empty()
+    }
+
+    /// Appends the headers to `map`, an HTTP request's (the WebSocket upgrade's). `push`
+    /// let through only names and values HTTP accepts, so this fails only on a header
+    /// built some other way; its errors name the header, never its value.
+    ///
+    /// ```
+    /// use cdp_supervisor_driver::headers::CdpHeaders;
+    /// let mut h = CdpHeaders::default();
+    /// h.push("Authorization", "Bearer K")?;
+    /// let mut map = http::HeaderMap::new();
+    /// h.append_to(&mut map)?;
+    /// assert_eq!(map["authorization"], "Bearer K");
+    /// # Ok::<(), String>(())
+    /// ```
+    pub fn append_to(&self, map: &mut http::HeaderMap) -> Result<(), String> {
+        for (name, value) in self.iter() {
+            let header = http::HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| format!("header name {name:?} is not valid"))?;
+            let value = http::HeaderValue::from_str(value)
+                .map_err(|_| format!("the value of header {name} is not valid"))?;
+            map.append(header, value);
+        }
+        Ok(())
     }
 
     /// The headers as HTTP request lines (`Name: value\r\n` each), for a request written
@@ -172,6 +205,8 @@ mod tests {
         let e = h.push("Host", "SECRET").unwrap_err();
         assert!(!e.contains("SECRET"), "{e}");
         let e = h.push_flag("SECRET-without-colon").unwrap_err();
+        assert!(!e.contains("SECRET"), "{e}");
+        let e = h.push("X", "SECRET\u{e9}").unwrap_err();
         assert!(!e.contains("SECRET"), "{e}");
         for i in 0..MAX_HEADERS {
             h.push(&format!("X-{i}"), "v").unwrap();

@@ -18,6 +18,12 @@ pub enum GridError {
         /// The URL given, its credentials redacted.
         grid: String,
     },
+    /// The Grid's URL is `https://`: the Grid is spoken to in plain HTTP only.
+    #[error("--grid {grid}: https:// is not supported (the Grid is spoken to in plain HTTP, as its router serves by default); give its http:// address, or reach a TLS-only Grid through a tunnel (ssh -L 4444:GRID-HOST:4444 ..., then --grid http://127.0.0.1:4444)")]
+    Https {
+        /// The URL given, its credentials redacted.
+        grid: String,
+    },
     /// `--grid-capabilities` is not a JSON object.
     #[error("--grid-capabilities: {why}; give a W3C capabilities object such as {{\"browserName\": \"chrome\", \"goog:chromeOptions\": {{\"args\": [\"--headless\"]}}}}")]
     BadCapabilities {
@@ -72,6 +78,7 @@ impl GridError {
     pub fn code(&self) -> &'static str {
         match self {
             GridError::BadUrl { .. } => "bad_grid_url",
+            GridError::Https { .. } => "grid_https_unsupported",
             GridError::BadCapabilities { .. } => "bad_capabilities",
             GridError::Unreachable { .. } => "grid_unreachable",
             GridError::QueueTimeout { .. } => "grid_timeout",

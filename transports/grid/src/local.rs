@@ -251,6 +251,22 @@ impl LocalGrid {
         role.strip_prefix("node-")?.parse().ok()
     }
 
+    /// How many session requests wait in the Grid's queue now (`GET
+    /// /se/grid/newsessionqueue/queue`); `None` when the Grid does not say.
+    pub fn queued(&self) -> Option<usize> {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_secs(5)))
+            .build()
+            .into();
+        let mut r = agent
+            .get(format!("{}/se/grid/newsessionqueue/queue", self.url))
+            .call()
+            .ok()?;
+        let text = r.body_mut().read_to_string().ok()?;
+        let queue: Value = serde_json::from_str(&text).ok()?;
+        queue["value"].as_array().map(Vec::len)
+    }
+
     /// Stops the Grid (as dropping it does) and returns what was still running of it once
     /// its servers were gone (then killed): a clean run returns nothing.
     pub fn stop(mut self) -> Vec<String> {

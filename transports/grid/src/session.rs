@@ -56,6 +56,10 @@ impl GridSession {
         let base = base_url(grid)?;
         let shown = redact_url(&base);
         let agent = agent(timeout);
+        // On the timeout ureq drops the connection, and a Grid 4 drops a queued request
+        // whose client hung up (its queue answers it 500 at once and never matches it to a
+        // slot): nothing is left to create a browser later. `tests/grid.rs` in the CLI
+        // checks the queue is empty after a give-up.
         let sent = agent
             .post(format!("{base}/session"))
             .header("Content-Type", "application/json; charset=utf-8")
@@ -213,8 +217,17 @@ fn agent(timeout: Duration) -> ureq::Agent {
         .into()
 }
 
-/// `grid` without a trailing slash, checked to be `http://HOST[:PORT][/PATH]`.
+/// `grid` without a trailing slash, checked to be `http://HOST[:PORT][/PATH]`; an
+/// `https://` one is refused by name.
 fn base_url(grid: &str) -> Result<String, GridError> {
+    if grid
+        .get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+    {
+        return Err(GridError::Https {
+            grid: redact_url(grid),
+        });
+    }
     let rest = grid.strip_prefix("http://").filter(|r| {
         let host = r.split(['/', '?', '#']).next().unwrap_or("");
         !host.is_empty() && !r.contains(['?', '#'])
@@ -243,7 +256,13 @@ mod tests {
     #[test]
     fn urls() {
         assert_eq!(base_url("http://h:4444/").unwrap(), "http://h:4444");
-        assert!(base_url("https://h").is_err());
+        assert_eq!(
+            base_url("https://u:SECRET@h:4444").unwrap_err(),
+            GridError::Https {
+                grid: redact_url("https://u:SECRET@h:4444")
+            }
+        );
+        assert!(base_url("HTTPS://h").is_err());
         assert!(base_url("http://").is_err());
         assert!(base_url("http://h?x").is_err());
         assert_eq!(

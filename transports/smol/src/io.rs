@@ -4,7 +4,6 @@
 use std::time::Duration;
 
 use async_tungstenite::tungstenite::client::IntoClientRequest;
-use async_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
 use async_tungstenite::tungstenite::protocol::WebSocketConfig;
 use async_tungstenite::tungstenite::{self, Message};
 use async_tungstenite::WebSocketStream;
@@ -226,13 +225,7 @@ fn upgrade_request(
     let mut request = url
         .into_client_request()
         .map_err(|_| "not a valid WebSocket URL".to_owned())?;
-    for (name, value) in headers.iter() {
-        let header = HeaderName::from_bytes(name.as_bytes());
-        let header = header.map_err(|_| format!("header name {name:?} is not valid"))?;
-        let value = HeaderValue::from_str(value);
-        let value = value.map_err(|_| format!("the value of header {name} is not valid"))?;
-        request.headers_mut().append(header, value);
-    }
+    headers.append_to(request.headers_mut())?;
     Ok(request)
 }
 
