@@ -42,7 +42,7 @@ pub struct Sidecar {
     /// Its stderr lines (echoed to ours), with [`Sidecar::spawn_capturing`].
     pub stderr: Option<Receiver<String>>,
     /// Every line so far, for failure messages.
-    seen: Vec<Value>,
+    pub seen: Vec<Value>,
     /// Lines not yet matched by `expect` (lines of concurrent commands may interleave).
     backlog: Vec<Value>,
     /// How long `expect` waits.
