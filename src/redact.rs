@@ -128,7 +128,13 @@ mod tests {
 
     #[test]
     fn credential_headers_are_hidden() {
-        for name in ["Authorization", "COOKIE", "set-cookie", "Proxy-Authorization", "X-Auth-Token"] {
+        for name in [
+            "Authorization",
+            "COOKIE",
+            "set-cookie",
+            "Proxy-Authorization",
+            "X-Auth-Token",
+        ] {
             assert_eq!(header_value(name, "v"), REDACTED, "{name}");
         }
         assert_eq!(header_value("Referer", "v"), "v");

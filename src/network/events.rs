@@ -110,9 +110,15 @@ impl Initiator<'_> {
     pub fn url(&self) -> Option<&str> {
         let from_stack = || {
             let frames = &self.stack.as_ref()?.call_frames;
-            frames.iter().map(|f| f.url.as_ref()).find(|u| !u.is_empty())
+            frames
+                .iter()
+                .map(|f| f.url.as_ref())
+                .find(|u| !u.is_empty())
         };
-        self.url.as_deref().filter(|u| !u.is_empty()).or_else(from_stack)
+        self.url
+            .as_deref()
+            .filter(|u| !u.is_empty())
+            .or_else(from_stack)
     }
 }
 
@@ -168,7 +174,12 @@ pub(crate) struct LoadingFailed<'a> {
     pub error_text: Cow<'a, str>,
     #[serde(default)]
     pub canceled: bool,
-    #[serde(default, rename = "blockedReason", borrow, deserialize_with = "opt_cow")]
+    #[serde(
+        default,
+        rename = "blockedReason",
+        borrow,
+        deserialize_with = "opt_cow"
+    )]
     pub blocked_reason: Option<Cow<'a, str>>,
 }
 
@@ -231,7 +242,10 @@ impl<'de> Deserialize<'de> for HeaderValue<'de> {
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a header value")
             }
-            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> Result<Self::Value, E> {
                 Ok(HeaderValue(Some(Cow::Borrowed(v))))
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
@@ -255,7 +269,10 @@ impl<'de> Deserialize<'de> for HeaderValue<'de> {
             fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
                 Ok(HeaderValue(None))
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut s: A,
+            ) -> Result<Self::Value, A::Error> {
                 while s.next_element::<IgnoredAny>()?.is_some() {}
                 Ok(HeaderValue(None))
             }

@@ -501,7 +501,9 @@ fn apply_response(e: &mut Entry, r: &ResponsePayload<'_>) {
     e.request.status = (r.status >= 0.0 && r.status <= f64::from(u16::MAX))
         .then_some(r.status as u16)
         .filter(|s| *s > 0);
-    r.status_text.as_ref().clone_into(&mut e.request.status_text);
+    r.status_text
+        .as_ref()
+        .clone_into(&mut e.request.status_text);
     r.mime_type.as_ref().clone_into(&mut e.request.mime_type);
     if r.from_disk_cache || r.from_prefetch_cache || r.from_service_worker {
         e.request.from_cache = true;

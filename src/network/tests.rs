@@ -39,7 +39,10 @@ fn a_request_goes_from_sent_to_finished() {
     let all = log.since(0);
     assert_eq!(all.len(), 1);
     let r = &all[0];
-    assert_eq!((r.index, r.state, r.status), (1, RequestState::Finished, Some(200)));
+    assert_eq!(
+        (r.index, r.state, r.status),
+        (1, RequestState::Finished, Some(200))
+    );
     assert_eq!(r.encoded_data_length, Some(321));
     assert_eq!(r.frame_id.as_deref(), Some("F"));
     assert_eq!(r.initiator_type.as_deref(), Some("parser"));
@@ -55,14 +58,20 @@ fn the_ring_keeps_the_last_requests_and_forgets_their_flight() {
     }
     let (kept, in_flight) = log.len();
     assert_eq!(kept, MAX_NETWORK_REQUESTS);
-    assert_eq!(in_flight, MAX_NETWORK_REQUESTS, "evicted entries leave the in-flight map");
+    assert_eq!(
+        in_flight, MAX_NETWORK_REQUESTS,
+        "evicted entries leave the in-flight map"
+    );
     let all = log.since(0);
     assert_eq!(all.first().map(|r| r.index), Some(51));
     assert_eq!(all.last().map(|r| r.index), Some(250));
     // An evicted request finishing is ignored; a kept one is found.
     finished(&mut log, "S", "0");
     finished(&mut log, "S", "249");
-    assert_eq!(log.detail(250).map(|d| d.request.state), Some(RequestState::Finished));
+    assert_eq!(
+        log.detail(250).map(|d| d.request.state),
+        Some(RequestState::Finished)
+    );
     assert!(log.detail(50).is_none());
     // Since the last call.
     assert_eq!(log.since(248).len(), 2);
@@ -84,10 +93,19 @@ fn secrets_never_reach_the_ring() {
         d.request.url,
         "http://<redacted>@127.0.0.1/api?key=<redacted>&x=<redacted>#<redacted>"
     );
-    assert_eq!(d.request.initiator_url.as_deref(), Some("http://127.0.0.1/app.js?token=<redacted>"));
+    assert_eq!(
+        d.request.initiator_url.as_deref(),
+        Some("http://127.0.0.1/app.js?token=<redacted>")
+    );
     assert!(d.request.has_post_data);
-    assert!(d.request_headers.iter().any(|h| h.name == "X-Trace" && h.value == "ok"));
-    assert!(d.response_headers.iter().any(|h| h.name == "Set-Cookie" && h.value == REDACTED_VALUE));
+    assert!(d
+        .request_headers
+        .iter()
+        .any(|h| h.name == "X-Trace" && h.value == "ok"));
+    assert!(d
+        .response_headers
+        .iter()
+        .any(|h| h.name == "Set-Cookie" && h.value == REDACTED_VALUE));
 }
 
 const REDACTED_VALUE: &str = crate::redact::REDACTED;
@@ -102,10 +120,16 @@ fn a_redirect_ends_its_hop_and_starts_the_next() {
     finished(&mut log, "S", "7");
     let all = log.since(0);
     assert_eq!(all.len(), 2);
-    assert_eq!((all[0].state, all[0].status), (RequestState::Redirected, Some(302)));
+    assert_eq!(
+        (all[0].state, all[0].status),
+        (RequestState::Redirected, Some(302))
+    );
     assert_eq!(all[0].redirected_to, Some(2));
     assert_eq!(all[0].finished_at, Some(1.5));
-    assert_eq!((all[1].state, all[1].status), (RequestState::Finished, Some(200)));
+    assert_eq!(
+        (all[1].state, all[1].status),
+        (RequestState::Finished, Some(200))
+    );
     assert_eq!(all[1].redirected_from, Some(1));
     assert_eq!(all[1].url, "http://127.0.0.1/new");
 }
@@ -130,10 +154,19 @@ fn failures_and_cache_are_told() {
         r#"{"requestId":"2","timestamp":2,"type":"Image","errorText":"net::ERR_BLOCKED_BY_CLIENT","canceled":false,"blockedReason":"inspector"}"#,
     );
     sent(&mut log, "S", "3", "http://127.0.0.1/cached.png", "F");
-    feed(&mut log, 2.0, "S", "Network.requestServedFromCache", r#"{"requestId":"3"}"#);
+    feed(
+        &mut log,
+        2.0,
+        "S",
+        "Network.requestServedFromCache",
+        r#"{"requestId":"3"}"#,
+    );
     let all = log.since(0);
     assert_eq!(all[0].state, RequestState::Failed);
-    assert_eq!(all[0].failure.as_deref(), Some("net::ERR_NAME_NOT_RESOLVED"));
+    assert_eq!(
+        all[0].failure.as_deref(),
+        Some("net::ERR_NAME_NOT_RESOLVED")
+    );
     assert_eq!(
         all[1].failure.as_deref(),
         Some("net::ERR_BLOCKED_BY_CLIENT (blocked: inspector)")
@@ -144,7 +177,10 @@ fn failures_and_cache_are_told() {
     response(&mut log, "S", "4", 404);
     finished(&mut log, "S", "4");
     let r = log.detail(4).unwrap().request;
-    assert_eq!((r.state, r.status, r.failure), (RequestState::Finished, Some(404), None));
+    assert_eq!(
+        (r.state, r.status, r.failure),
+        (RequestState::Finished, Some(404), None)
+    );
 }
 
 #[test]
@@ -155,14 +191,19 @@ fn the_same_request_id_on_two_sessions_is_two_requests() {
     response(&mut log, "OOPIF", "1", 404);
     let all = log.since(0);
     assert_eq!(all[0].status, None);
-    assert_eq!((all[1].status, all[1].frame_id.as_deref()), (Some(404), Some("CHILD")));
+    assert_eq!(
+        (all[1].status, all[1].frame_id.as_deref()),
+        (Some(404), Some("CHILD"))
+    );
     assert_eq!(log.body_source(2), Some(("OOPIF", "1")));
 }
 
 #[test]
 fn headers_are_bounded() {
     let mut log = NetworkLog::default();
-    let many: Vec<String> = (0..500).map(|i| format!(r#""H{i}":"{}""#, "v".repeat(40))).collect();
+    let many: Vec<String> = (0..500)
+        .map(|i| format!(r#""H{i}":"{}""#, "v".repeat(40)))
+        .collect();
     let p = format!(
         r#"{{"requestId":"1","request":{{"url":"http://h/","method":"GET","headers":{{{}}}}}}}"#,
         many.join(",")
@@ -170,7 +211,11 @@ fn headers_are_bounded() {
     feed(&mut log, 1.0, "S", "Network.requestWillBeSent", &p);
     let d = log.detail(1).unwrap();
     assert!(d.headers_truncated);
-    let bytes: usize = d.request_headers.iter().map(|h| h.name.len() + h.value.len()).sum();
+    let bytes: usize = d
+        .request_headers
+        .iter()
+        .map(|h| h.name.len() + h.value.len())
+        .sum();
     assert!(bytes <= MAX_HEADER_BYTES, "{bytes}");
     assert!(!d.request_headers.is_empty());
 }
@@ -194,16 +239,40 @@ fn hostile_and_unknown_network_messages_never_panic() {
     let cases = [
         ("Network.requestWillBeSent", "{}"),
         ("Network.requestWillBeSent", r#"{"requestId":1}"#),
-        ("Network.requestWillBeSent", r#"{"requestId":"1","request":{"url":"","headers":{"a":1,"b":null,"c":[1],"d":{"e":2}}}}"#),
-        ("Network.requestWillBeSent", r#"{"requestId":"2","request":{"url":"x"},"redirectResponse":{"status":-5}}"#),
-        ("Network.responseReceived", r#"{"requestId":"1","response":{"status":1e300,"headers":"no"}}"#),
-        ("Network.responseReceived", r#"{"requestId":"1","response":{"status":1e300}}"#),
-        ("Network.loadingFinished", r#"{"requestId":"1","encodedDataLength":-1}"#),
-        ("Network.loadingFinished", r#"{"requestId":"nobody","encodedDataLength":1e400}"#),
+        (
+            "Network.requestWillBeSent",
+            r#"{"requestId":"1","request":{"url":"","headers":{"a":1,"b":null,"c":[1],"d":{"e":2}}}}"#,
+        ),
+        (
+            "Network.requestWillBeSent",
+            r#"{"requestId":"2","request":{"url":"x"},"redirectResponse":{"status":-5}}"#,
+        ),
+        (
+            "Network.responseReceived",
+            r#"{"requestId":"1","response":{"status":1e300,"headers":"no"}}"#,
+        ),
+        (
+            "Network.responseReceived",
+            r#"{"requestId":"1","response":{"status":1e300}}"#,
+        ),
+        (
+            "Network.loadingFinished",
+            r#"{"requestId":"1","encodedDataLength":-1}"#,
+        ),
+        (
+            "Network.loadingFinished",
+            r#"{"requestId":"nobody","encodedDataLength":1e400}"#,
+        ),
         ("Network.loadingFailed", r#"{"requestId":"2"}"#),
         ("Network.requestServedFromCache", "[]"),
-        ("Network.dataReceived", r#"{"requestId":"1","dataLength":5}"#),
-        ("Network.webSocketCreated", r#"{"requestId":"9","url":"ws://h"}"#),
+        (
+            "Network.dataReceived",
+            r#"{"requestId":"1","dataLength":5}"#,
+        ),
+        (
+            "Network.webSocketCreated",
+            r#"{"requestId":"9","url":"ws://h"}"#,
+        ),
         ("Network.somethingNew", "null"),
     ];
     for (method, params) in cases {
@@ -220,7 +289,10 @@ fn hostile_and_unknown_network_messages_never_panic() {
 #[test]
 fn events_the_log_skips_parse_to_nothing() {
     let mut de = serde_json::Deserializer::from_str(r#"{"requestId":"1","dataLength":5}"#);
-    assert!(matches!(deserialize("Network.dataReceived", &mut de), Ok(None)));
+    assert!(matches!(
+        deserialize("Network.dataReceived", &mut de),
+        Ok(None)
+    ));
     let mut de = serde_json::Deserializer::from_str(r#"{"requestId":"1"}"#);
     assert!(matches!(
         deserialize("Network.requestServedFromCache", &mut de),

@@ -56,7 +56,9 @@ impl Supervisor {
     ) -> Result<NetworkRequestDetail, CommandError> {
         let key = self.key_of(tab_id)?;
         let tab = self.tabs.get(&key).ok_or(CommandError::NotAttached)?;
-        tab.network.detail(index).ok_or_else(|| no_such_request(index))
+        tab.network
+            .detail(index)
+            .ok_or_else(|| no_such_request(index))
     }
 
     /// Reads a request's body (`Network.getResponseBody`, or `Network.getRequestPostData`
@@ -100,7 +102,13 @@ impl Supervisor {
             }
             let params = to_raw(&RequestIdParams { request_id });
             let session = session.to_owned();
-            let id = out.send(Some(&session), method, params.as_deref(), Purpose::User, timeout);
+            let id = out.send(
+                Some(&session),
+                method,
+                params.as_deref(),
+                Purpose::User,
+                timeout,
+            );
             Ok(CommandId(id))
         });
         let id = sent.unwrap_or(Err(CommandError::NotAttached));

@@ -16,5 +16,6 @@ pub mod live_view;
 pub mod mcp;
 pub mod mcp_schema;
 pub mod mcp_tabs;
+pub mod network;
 pub mod protocol;
 pub mod serve;

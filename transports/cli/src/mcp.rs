@@ -129,6 +129,8 @@ pub enum ToolCall {
     Close,
     /// `browser_tabs` (see [`crate::mcp_tabs`]).
     Tabs(crate::mcp_tabs::TabsAction),
+    /// `browser_network_requests` and `browser_network_request` (see [`crate::network`]).
+    Network(crate::network::NetworkCall),
 }
 
 /// Why a `tools/call` was refused before anything was sent.
@@ -385,6 +387,9 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
         "browser_console_messages" => ToolCall::ConsoleMessages,
         "browser_close" => ToolCall::Close,
         "browser_tabs" => ToolCall::Tabs(crate::mcp_tabs::parse_tabs(args)?),
+        "browser_network_requests" | "browser_network_request" => {
+            ToolCall::Network(crate::network::parse(name, args)?)
+        }
         other => return Err(CallError::UnknownTool(other.to_owned())),
     })
 }

@@ -224,7 +224,7 @@ fn tool(name: &'static str, description: &'static str, schema: Arc<JsonObject>) 
 /// assert!(click.is_some_and(|c| c.input_schema["properties"]["target"]["description"].is_string()));
 /// ```
 pub fn tools() -> Vec<Tool> {
-    vec![
+    let mut tools = vec![
         tool("browser_navigate", "Navigate the tab to a URL, wait for it to load and settle, and answer with a screenshot and the console.", schema_for_type::<Navigate>()),
         tool("browser_snapshot", "An accessibility outline of the whole tab, cross-origin iframes included, with a ref for every element an agent can act on.", schema_for_type::<Snapshot>()),
         tool("browser_click", "Click an element by ref (or a point in CSS pixels of the top page), then answer with a screenshot and the console.", schema_for_type::<Click>()),
@@ -238,5 +238,7 @@ pub fn tools() -> Vec<Tool> {
         tool("browser_console_messages", "The console lines and errors of every frame since the last call.", schema_for_type::<NoArguments>()),
         tool("browser_close", "Answer pending dialogs, detach, and close the browser this server launched (the next call launches a fresh one); with a browser context of its own, close that context and its tabs.", schema_for_type::<NoArguments>()),
         tool("browser_tabs", "List, create, close, or select a browser tab. Tabs opened by the page (a link with target=_blank, window.open) are supervised too, and the tab a click opens becomes the current tab; every other tool acts on the current tab.", schema_for_type::<Tabs>()),
-    ]
+    ];
+    tools.extend(crate::network::tools());
+    tools
 }
