@@ -300,6 +300,9 @@ struct Entry {
     request_id: String,
     request_headers: HeaderList,
     response_headers: HeaderList,
+    /// The session whose `loadingFinished` came last: it holds the body (an OOPIF's
+    /// document is requested on its parent's session and finishes on its own).
+    body_session: String,
 }
 
 /// The ring of a tab's requests and the index of those in flight.
@@ -365,6 +368,7 @@ impl NetworkLog {
                     request_id: key.1.clone(),
                     request_headers: std::mem::take(&mut ev.request.headers),
                     response_headers: HeaderList::default(),
+                    body_session: session.to_owned(),
                 };
                 self.push(entry);
                 self.in_flight.insert(key, self.last_index);
@@ -381,6 +385,7 @@ impl NetworkLog {
             NetworkEvent::LoadingFinished(ev) => {
                 if let Some(index) = self.finish(session, &ev.request_id) {
                     if let Some(e) = self.get_mut(index) {
+                        session.clone_into(&mut e.body_session);
                         e.request.state = RequestState::Finished;
                         e.request.finished_at = Some(now);
                         e.request.encoded_data_length = Some(bytes(ev.encoded_data_length));
@@ -444,7 +449,7 @@ impl NetworkLog {
     /// The session and Chromium request id a body is read with.
     pub fn body_source(&self, index: u64) -> Option<(&str, &str)> {
         let e = self.get(index)?;
-        Some((e.request.session_id.as_str(), e.request_id.as_str()))
+        Some((e.body_session.as_str(), e.request_id.as_str()))
     }
 
     /// The requests kept, and those in flight.
@@ -483,15 +488,29 @@ impl NetworkLog {
     }
 
     fn in_flight_entry(&mut self, session: &str, request_id: &str) -> Option<&mut Entry> {
-        let key = (session.to_owned(), request_id.to_owned());
+        let key = self.in_flight_key(session, request_id)?;
         let index = *self.in_flight.get(&key)?;
         self.get_mut(index)
     }
 
     /// Takes a request out of flight: its index.
     fn finish(&mut self, session: &str, request_id: &str) -> Option<u64> {
+        let key = self.in_flight_key(session, request_id)?;
+        self.in_flight.remove(&key)
+    }
+
+    /// The in-flight key of `request_id` seen on `session`, else on another session of
+    /// the tab: an OOPIF's document is requested on its parent's session and answered on
+    /// its own (at most [`MAX_NETWORK_REQUESTS`] keys to look at, and only then).
+    fn in_flight_key(&self, session: &str, request_id: &str) -> Option<(String, String)> {
+        let key = (session.to_owned(), request_id.to_owned());
+        if self.in_flight.contains_key(&key) {
+            return Some(key);
+        }
         self.in_flight
-            .remove(&(session.to_owned(), request_id.to_owned()))
+            .keys()
+            .find(|(_, id)| id == request_id)
+            .cloned()
     }
 }
 

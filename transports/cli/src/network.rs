@@ -256,7 +256,7 @@ pub fn detail(
             .map_err(|e| e.to_string())
     };
     let r = &detail.request;
-    let response_body = (part.shows(Part::ResponseBody) && r.state == RequestState::Finished)
+    let response_body = (part.shows(Part::ResponseBody) && has_response_body(r))
         .then(|| read(BodyPart::Response));
     let request_body =
         (part.shows(Part::RequestBody) && r.has_post_data).then(|| read(BodyPart::Request));
@@ -265,6 +265,12 @@ pub fn detail(
         response_body,
         request_body,
     })
+}
+
+/// Whether a response came that may have a body (a redirect's and a failure's have none;
+/// a body still arriving may be readable already).
+fn has_response_body(r: &NetworkRequest) -> bool {
+    r.status.is_some() && matches!(r.state, RequestState::Finished | RequestState::Pending)
 }
 
 /// A body as JSON for the sidecar: `{text, base64_encoded, truncated, length}`, `null`
@@ -454,7 +460,7 @@ pub fn request_text(
         text.push_str(&body_text(
             "Response body",
             &d.response_body,
-            r.state == RequestState::Finished,
+            has_response_body(r),
         ));
     }
     Ok(text)

@@ -74,7 +74,7 @@ stderr = proc.stderr.decode(errors="replace")
 check(proc.returncode == 0, f"exits 0 at end of input (rc {proc.returncode})", stderr[-2000:])
 check("panicked" not in stderr, "no panic", stderr[-2000:])
 check(all(i in by_id for i in range(1, 17)), f"every well-formed request is answered ({sorted(by_id)})")
-check(len(by_id[2]["result"]["tools"]) == 13, "tools/list still answers after the garbage")
+check(len(by_id[2]["result"]["tools"]) == 15, "tools/list still answers after the garbage")
 check(by_id[3]["error"]["code"] == -32601, "an unknown method is -32601")
 check(by_id[4]["error"]["code"] == -32602 and "browser_fly" in by_id[4]["error"]["message"],
       "an unknown tool is -32602, named")
