@@ -11,6 +11,7 @@ pub mod blocking;
 pub mod bridge_site;
 pub mod demo_tree;
 pub mod dialog_proxy;
+pub mod network_site;
 pub mod noise_canvas;
 pub mod relay;
 pub mod renderer_site;
