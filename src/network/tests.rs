@@ -303,12 +303,22 @@ fn events_the_log_skips_parse_to_nothing() {
 #[test]
 fn an_oopif_document_requested_on_its_parent_finishes_on_its_own_session() {
     let mut log = NetworkLog::default();
-    sent(&mut log, "PAGE", "LOADER", "http://localhost/frame", "CHILD");
+    sent(
+        &mut log,
+        "PAGE",
+        "LOADER",
+        "http://localhost/frame",
+        "CHILD",
+    );
     response(&mut log, "PAGE", "LOADER", 200);
     finished(&mut log, "OOPIF", "LOADER");
     let r = &log.since(0)[0];
     assert_eq!(r.state, RequestState::Finished);
     assert_eq!(r.session_id, "PAGE", "listed where it was seen");
-    assert_eq!(log.body_source(1), Some(("OOPIF", "LOADER")), "its body is read where it finished");
+    assert_eq!(
+        log.body_source(1),
+        Some(("OOPIF", "LOADER")),
+        "its body is read where it finished"
+    );
     assert_eq!(log.len(), (1, 0));
 }

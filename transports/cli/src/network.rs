@@ -256,8 +256,8 @@ pub fn detail(
             .map_err(|e| e.to_string())
     };
     let r = &detail.request;
-    let response_body = (part.shows(Part::ResponseBody) && has_response_body(r))
-        .then(|| read(BodyPart::Response));
+    let response_body =
+        (part.shows(Part::ResponseBody) && has_response_body(r)).then(|| read(BodyPart::Response));
     let request_body =
         (part.shows(Part::RequestBody) && r.has_post_data).then(|| read(BodyPart::Request));
     Ok(Detail {

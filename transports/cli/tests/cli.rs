@@ -1485,12 +1485,35 @@ fn network_through_stdin() {
             .clone()
     };
     assert_eq!(missing["status"], 404, "{missing}");
-    assert_eq!(missing["frame_id"], cross, "a request from inside the OOPIF names its frame");
-    assert!(missing["url"].as_str().unwrap().ends_with("/missing?key=<redacted>"), "{missing}");
-    assert_eq!(of("/cross")["frame_id"], cross, "the iframe's document names its frame");
-    assert_eq!(of("/nested")["frame_id"], nested, "the nested OOPIF's document too");
-    let indexes: Vec<u64> = listed.iter().map(|q| q["index"].as_u64().unwrap()).collect();
-    assert!(indexes.windows(2).all(|w| w[0] < w[1]), "each listed once, in order: {indexes:?}");
+    assert_eq!(
+        missing["frame_id"], cross,
+        "a request from inside the OOPIF names its frame"
+    );
+    assert!(
+        missing["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/missing?key=<redacted>"),
+        "{missing}"
+    );
+    assert_eq!(
+        of("/cross")["frame_id"],
+        cross,
+        "the iframe's document names its frame"
+    );
+    assert_eq!(
+        of("/nested")["frame_id"],
+        nested,
+        "the nested OOPIF's document too"
+    );
+    let indexes: Vec<u64> = listed
+        .iter()
+        .map(|q| q["index"].as_u64().unwrap())
+        .collect();
+    assert!(
+        indexes.windows(2).all(|w| w[0] < w[1]),
+        "each listed once, in order: {indexes:?}"
+    );
 
     cli.send(json!({"id": 3, "cmd": "network", "index": missing["index"]}));
     let r = cli.expect("one request", is_result(3));
@@ -1499,23 +1522,36 @@ fn network_through_stdin() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|h| h["name"].as_str().is_some_and(|n| n.eq_ignore_ascii_case("authorization")))
+        .find(|h| {
+            h["name"]
+                .as_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case("authorization"))
+        })
         .unwrap_or_else(|| panic!("{r}"));
     assert_eq!(auth["value"], "<redacted>");
     assert_eq!(request["response_body"]["text"], "not found\n", "{r}");
     assert_eq!(request["response_body"]["truncated"], false, "{r}");
-    assert!(cli.seen.iter().all(|l| !l.to_string().contains("SECRET")), "a secret was printed");
+    assert!(
+        cli.seen.iter().all(|l| !l.to_string().contains("SECRET")),
+        "a secret was printed"
+    );
 
     cli.send(json!({"id": 4, "cmd": "network"}));
     let r = cli.expect("network again", is_result(4));
     let again = r["requests"].as_array().unwrap();
     assert!(
-        again.iter().all(|q| q["index"].as_u64() > indexes.last().copied()),
+        again
+            .iter()
+            .all(|q| q["index"].as_u64() > indexes.last().copied()),
         "only what came since: {r}"
     );
     cli.send(json!({"id": 5, "cmd": "network", "index": 100000}));
     let r = cli.expect("an unknown index", is_result(5));
-    assert_eq!((r["type"].as_str(), r["code"].as_str()), (Some("error"), Some("no_such_request")), "{r}");
+    assert_eq!(
+        (r["type"].as_str(), r["code"].as_str()),
+        (Some("error"), Some("no_such_request")),
+        "{r}"
+    );
     cli.send(json!({"id": 6, "cmd": "network", "index": 0}));
     let r = cli.expect("a bad index", is_result(6));
     assert_eq!(r["code"], "bad_request", "{r}");

@@ -47,7 +47,12 @@ fn a_404_and_a_cross_site_iframes_requests_are_listed_each_with_its_frame() {
         s.frame_tree.children.iter().any(|f| f.is_oopif)
     });
     let top = snap.page.as_ref().unwrap().target_id.clone();
-    let oopif = snap.frame_tree.children.iter().find(|f| f.is_oopif).unwrap();
+    let oopif = snap
+        .frame_tree
+        .children
+        .iter()
+        .find(|f| f.is_oopif)
+        .unwrap();
     let all = until_ended(&client, &["/missing", "/api", "/frame-data"]);
 
     let missing = find(&all, "/missing");
@@ -78,7 +83,10 @@ fn a_404_and_a_cross_site_iframes_requests_are_listed_each_with_its_frame() {
         .expect("the Authorization header is listed");
     assert_eq!(auth.value, "<redacted>");
     let shown = serde_json::to_string(&(&all, &detail)).unwrap();
-    assert!(!shown.contains(SECRET_KEY) && !shown.contains("TOKEN456"), "{shown}");
+    assert!(
+        !shown.contains(SECRET_KEY) && !shown.contains("TOKEN456"),
+        "{shown}"
+    );
     assert!(!SECRET_AUTH.is_empty());
 
     // Bodies, each read on the session that saw it.
@@ -86,7 +94,10 @@ fn a_404_and_a_cross_site_iframes_requests_are_listed_each_with_its_frame() {
         .network_body_in(None, api.index, BodyPart::Response)
         .unwrap()
         .unwrap();
-    assert_eq!((body.text.as_str(), body.truncated), (r#"{"answer":42}"#, false));
+    assert_eq!(
+        (body.text.as_str(), body.truncated),
+        (r#"{"answer":42}"#, false)
+    );
     let body = client
         .network_body_in(None, frame_data.index, BodyPart::Response)
         .unwrap()
