@@ -7,8 +7,8 @@ use std::borrow::Cow;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use crate::cdp::BorrowedCow;
 use crate::redact::header_value;
+use crate::remote_object::BorrowedCow;
 
 use super::{Header, MAX_HEADER_BYTES};
 

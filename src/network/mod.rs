@@ -46,11 +46,12 @@ pub(crate) fn enable_params() -> Option<Box<serde_json::value::RawValue>> {
         #[serde(rename = "maxPostDataSize")]
         post_data: u32,
     }
-    crate::wire::to_raw(&Enable {
+    serde_json::value::to_raw_value(&Enable {
         total: BODY_BUFFER_BYTES.0,
         resource: BODY_BUFFER_BYTES.1,
         post_data: 0,
     })
+    .ok()
 }
 
 /// Where a request stands.

@@ -18,7 +18,7 @@ fn until_ended(client: &Client, paths: &[&str]) -> Vec<NetworkRequest> {
             all.iter()
                 .any(|r| r.url.contains(*p) && r.state != RequestState::Pending)
         };
-        if paths.iter().all(|p| ended(&p)) {
+        if paths.iter().all(ended) {
             return all;
         }
         assert!(
