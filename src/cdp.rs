@@ -45,6 +45,8 @@ pub(crate) enum CdpEvent<'a> {
     DownloadWillBegin(DownloadWillBegin<'a>),
     DownloadProgress(DownloadProgress<'a>),
     AuthRequired(Box<AuthRequired<'a>>),
+    /// A `Network.*` event the network log reads.
+    Network(Box<crate::network::events::NetworkEvent<'a>>),
 }
 
 /// Parses the params of `method` from `d`: `Ok(None)` (skipped) for events the supervisor
@@ -101,6 +103,10 @@ pub(crate) fn deserialize_event<'de, D: Deserializer<'de>>(
         "Page.frameSubtreeWillBeDetached" => {
             E::FrameSubtreeWillBeDetached(Deserialize::deserialize(d)?)
         }
+        m if m.starts_with("Network.") => match crate::network::events::deserialize(m, d)? {
+            Some(ev) => E::Network(Box::new(ev)),
+            None => return Ok(None),
+        },
         _ => {
             IgnoredAny::deserialize(d)?;
             return Ok(None);

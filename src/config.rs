@@ -69,6 +69,10 @@ pub struct Config {
     /// HTTP sign-in challenges: answered with these credentials, or pending (`None`:
     /// Chromium's own behaviour, no interception; see [`crate::http_auth`]).
     pub http_auth: Option<crate::http_auth::HttpAuthConfig>,
+    /// Whether every page and OOPIF session gets `Network.enable` (with small buffers), so
+    /// that each tab keeps its last requests ([`crate::network`]); default on. Off saves
+    /// the events (see [`crate::manual::rules`], network requests).
+    pub network: bool,
 }
 
 /// The dialog bridge's settings (see [`crate::manual::rules`], the dialog bridge).
@@ -115,6 +119,7 @@ impl Default for Config {
             downloads: None,
             permissions: None,
             http_auth: None,
+            network: true,
         }
     }
 }

@@ -156,6 +156,14 @@ pub enum CommandError {
         /// The id given.
         context_id: String,
     },
+    /// A network request index the tab's ring does not hold (never given, or evicted).
+    #[error("no network request {index} in this tab: the tab keeps its last {kept} requests; list them again and pick one of theirs")]
+    NoSuchRequest {
+        /// The index given.
+        index: u64,
+        /// How many requests a tab keeps.
+        kept: usize,
+    },
     /// The cap on browser contexts this supervisor created and has not disposed.
     #[error("{limit} browser contexts are already open; dispose one before creating another")]
     TooManyContexts {

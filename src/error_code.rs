@@ -11,7 +11,7 @@
 //! `no_such_context`, `too_many_contexts` (dispose a browser context first),
 //! `url_refused` (the URL policy shut that door: the message names the flag),
 //! `upload_refused` (a file chooser's files are outside the allowed upload roots, missing
-//! or too many). Other
+//! or too many), `no_such_request` (a network request the tab no longer keeps). Other
 //! layers add their own: `exception`, `blocked`, `stale_ref`.
 
 use crate::error::{CommandError, DialogError, InputError};
@@ -38,6 +38,7 @@ impl CommandError {
             CommandError::Crashed { .. } | CommandError::FrameCrashed { .. } => "crashed",
             CommandError::NoSuchTab { .. } => "no_such_tab",
             CommandError::NoSuchContext { .. } => "no_such_context",
+            CommandError::NoSuchRequest { .. } => "no_such_request",
             CommandError::TooManyContexts { .. } => "too_many_contexts",
             CommandError::UrlRefused(_) => "url_refused",
         }

@@ -20,6 +20,7 @@
 //! | evaluates running | `max_commands_in_flight` (1 024); each ends within its budget | `evaluate` fails at once with code `too_many_in_flight` |
 //! | accessibility snapshots running | [`MAX_AX_SNAPSHOTS_RUNNING`] (8) | `ax_snapshot` fails at once (`bad_request`) |
 //! | fresh ref resolutions running | [`MAX_REF_RESOLUTIONS_RUNNING`] (64) | `resolve_ref_fresh` fails at once (`bad_request`) |
+//! | network requests | `network::MAX_NETWORK_REQUESTS` (200) per tab; headers 4 096 bytes per request and direction, URLs 2 048 bytes, a body handed over 64 KiB | the oldest request goes (and leaves the in-flight map); later headers are dropped and flagged; a longer URL or body is cut and flagged |
 //! | accessibility refs | the last whole-tab snapshot's, plus scoped snapshots' up to [`MAX_AX_REFS`](crate::ax::MAX_AX_REFS) (20 000) | a whole-tab snapshot replaces them; beyond 20 000 the oldest go; numbers are never reused |
 //!
 //! ```

@@ -37,6 +37,8 @@ pub use crate::limits::TableSizes;
 pub use crate::limits::DEFAULT_MAX_COMMANDS_IN_FLIGHT;
 
 /// What each of the browser's own commands is for.
+mod network;
+
 mod step {
     pub const GET_TARGETS: u16 = 0;
     pub const AUTO_ATTACH: u16 = 1;

@@ -33,6 +33,7 @@ use crate::event::Warning;
 use crate::flow::attach::{AttachFlow, ATTACH};
 use crate::flow::ax_snapshot;
 use crate::flow::{AnyFlow, FlowStatus, Flows};
+use crate::network::NetworkLog;
 use crate::outbox::Outbox;
 use crate::snapshot::{
     build_frame_tree, ConsoleEntry, FrameTree, PageInfo, PageState, PendingDialog, TabInfo,
@@ -90,6 +91,8 @@ pub(crate) struct TabSupervisor {
     dialogs: Dialogs,
     /// Multi-step jobs; the attach flow runs for the tab's life.
     flows: Flows,
+    /// The last requests of every session of the tab.
+    pub network: NetworkLog,
     /// The entry `tabs` last listed for it, to emit `tab_updated` on a change only.
     pub last_info: Option<TabInfo>,
 }
@@ -116,6 +119,7 @@ impl TabSupervisor {
             tab,
             dialogs,
             flows,
+            network: NetworkLog::default(),
             last_info: None,
             tab_id,
         }
@@ -287,6 +291,10 @@ impl TabSupervisor {
         event: &mut CdpEvent<'_>,
     ) {
         use CdpEvent as E;
+        if let E::Network(ev) = event {
+            self.network.on_event(out.now(), session, ev);
+            return;
+        }
         // The console, execution contexts and in-document navigations are the tab's alone;
         // dialogs and bridge requests the dialogs' alone.
         if self.tab.on_event(out, session, event) {

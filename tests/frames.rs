@@ -36,10 +36,19 @@ fn fact1_attach_picks_the_page_target_and_sets_up_in_order() {
         [
             "Page.enable",
             "Runtime.enable",
+            "Network.enable",
             "Page.getFrameTree",
             "Target.setAutoAttach",
             "Page.setInterceptFileChooserDialog"
         ]
+    );
+    // Small body buffers, and no request body inside the events (read on demand).
+    let network = h.last_sent("Network.enable");
+    assert!(
+        network.json.contains(r#""maxResourceBufferSize":1048576"#)
+            && network.json.contains(r#""maxPostDataSize":0"#),
+        "{}",
+        network.json
     );
     let auto = h.last_sent("Target.setAutoAttach");
     assert!(
@@ -103,6 +112,7 @@ fn fact2_oopif_child_is_set_up_pipelined_then_resumed_last() {
         [
             "Page.enable",
             "Runtime.enable",
+            "Network.enable",
             "Page.getFrameTree",
             "Target.setAutoAttach",
             "Page.setInterceptFileChooserDialog",

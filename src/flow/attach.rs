@@ -8,7 +8,8 @@
 //!    first. A page handed over is resumed last, after step 3.
 //! 3. On the page session, pipelined: `Page.enable` (its own deadline: no reply within
 //!    `enable_timeout` reports the page blocked), `Runtime.enable`, `Page.getFrameTree`
-//!    (seeds the frames of a loaded page), `Target.setAutoAttach`,
+//!    (seeds the frames of a loaded page), `Network.enable` (small buffers; the tab's
+//!    request ring), `Target.setAutoAttach`,
 //!    `Page.setInterceptFileChooserDialog`, and the bridge set-up.
 //! 4. Each child (OOPIF) session gets the same set-up, then
 //!    `Runtime.runIfWaitingForDebugger` last; workers only the resume; service workers
@@ -259,6 +260,10 @@ impl AttachFlow {
         let t = ctx.config.setup_timeout;
         let out = &mut *ctx.out;
         out.send(s, "Runtime.enable", None, tag(step::SETUP), t);
+        if ctx.config.network {
+            let params = crate::network::enable_params();
+            out.send(s, "Network.enable", params.as_deref(), tag(step::SETUP), t);
+        }
         out.send(s, "Page.getFrameTree", None, tag(step::FRAME_TREE), t);
         let auto_attach = to_raw(&cdp::SetAutoAttachParams {
             auto_attach: true,

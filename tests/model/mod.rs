@@ -910,7 +910,12 @@ fn attach_msg(
 const TOLERATE_SECOND_ANSWER_IN_FLIGHT: bool = false;
 
 /// Methods that make up a child's set-up before its resume (fact 2).
-const IFRAME_SETUP: [&str; 3] = ["Page.enable", "Runtime.enable", "Target.setAutoAttach"];
+const IFRAME_SETUP: [&str; 4] = [
+    "Page.enable",
+    "Runtime.enable",
+    "Network.enable",
+    "Target.setAutoAttach",
+];
 const RESUME: &str = "Runtime.runIfWaitingForDebugger";
 
 /// The embedder: feeds the model's traffic and calls to a supervisor, drains it fully after

@@ -19,5 +19,6 @@ pub mod mcp_input;
 pub mod mcp_schema;
 pub mod mcp_tabs;
 pub mod mcp_toolbox;
+pub mod network;
 pub mod protocol;
 pub mod serve;

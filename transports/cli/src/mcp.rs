@@ -145,6 +145,8 @@ pub enum ToolCall {
         /// What to wait for (`None`: the default).
         wait: Option<Wait>,
     },
+    /// `browser_network_requests` and `browser_network_request` (see [`crate::network`]).
+    Network(crate::network::NetworkCall),
 }
 
 /// Why a `tools/call` was refused before anything was sent.
@@ -403,6 +405,9 @@ pub fn parse_tool_call(params: &Value) -> Result<ToolCall, CallError> {
         },
         "browser_close" => ToolCall::Close,
         "browser_tabs" => ToolCall::Tabs(crate::mcp_tabs::parse_tabs(args)?),
+        "browser_network_requests" | "browser_network_request" => {
+            ToolCall::Network(crate::network::parse(name, args)?)
+        }
         n if crate::mcp_input::NAMES.contains(&n) => crate::mcp_input::parse(n, args)?,
         other => match crate::mcp_toolbox::parse(other, args) {
             Some(call) => ToolCall::Toolbox(call?),

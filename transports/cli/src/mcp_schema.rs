@@ -248,5 +248,6 @@ pub fn tools() -> Vec<Tool> {
     ];
     tools.extend(crate::mcp_toolbox::tools());
     tools.extend(crate::mcp_input::tools());
+    tools.extend(crate::network::tools());
     tools
 }

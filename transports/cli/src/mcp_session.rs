@@ -92,6 +92,8 @@ struct State {
     tabs_seen: TabsSeen,
     /// The browser's warnings up to this one were named in a result (`None`: no call yet).
     warnings_seen: Option<u64>,
+    /// Where `browser_network_requests` left off in each tab.
+    network_seen: cdp_supervise::network::Cursors,
 }
 
 impl State {
@@ -427,6 +429,7 @@ impl Session {
             ToolCall::Screenshot => self.screenshot(state, client, tab),
             ToolCall::ConsoleMessages { level } => self.console_messages(state, live, level),
             ToolCall::Tabs(action) => self.tabs_tool(state, client, action),
+            ToolCall::Network(call) => network_tool(client, tab, &mut state.network_seen, call),
             other => {
                 let view = self.view(state);
                 let (outcome, opened) = agent_tool(client, tab, &view, other);
@@ -1083,4 +1086,26 @@ fn act(
         },
         opened,
     )
+}
+
+/// `browser_network_requests` / `browser_network_request` on the session's tab (its own
+/// current tab in a context of its own, so it sees its own requests only).
+fn network_tool(
+    client: &Client,
+    tab: Option<&str>,
+    seen: &mut cdp_supervise::network::Cursors,
+    call: cdp_supervise::network::NetworkCall,
+) -> Outcome {
+    use cdp_supervise::network::{list_text, request_text, NetworkCall};
+    let text = match call {
+        NetworkCall::List {
+            include_static,
+            filter,
+        } => list_text(client, seen, tab, include_static, filter.as_deref()),
+        NetworkCall::One { index, part } => request_text(client, tab, index, part),
+    };
+    match text {
+        Ok(t) => ok(t),
+        Err(e) => failed(e.to_string()),
+    }
 }

@@ -101,6 +101,15 @@ pub enum Command {
         /// Which.
         tab_id: String,
     },
+    /// `{"cmd":"network"}`: the tab's requests since this connection's last `network`
+    /// call (`"after":N`: after index N instead, 0 for all it keeps);
+    /// `{"cmd":"network","index":N}`: one request with its headers and bodies.
+    Network {
+        /// One request's index.
+        index: Option<u64>,
+        /// List after this index instead of where the last call left off.
+        after: Option<u64>,
+    },
     /// `{"cmd":"tab_close","tab_id":"T","force":false}`: close a tab (the current one
     /// without `tab_id`); `force` skips its `beforeunload` handler.
     TabClose {
@@ -112,7 +121,7 @@ pub enum Command {
 }
 
 /// The `cmd` words, for the messages that list them.
-const COMMANDS: &str = "snapshot, ax_snapshot, find, dialog, cdp, evaluate, act, policy, recover, settle, stop, tabs, tab_new, tab_select or tab_close";
+const COMMANDS: &str = "snapshot, ax_snapshot, find, dialog, cdp, evaluate, act, policy, recover, settle, stop, tabs, tab_new, tab_select, tab_close or network";
 
 /// The `code` of an error line about the request itself (not JSON, a missing or
 /// mistyped field, a number out of range, a line over the length limit).
@@ -296,6 +305,18 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
         "stop" => Command::Stop,
         "evaluate" => Command::Evaluate(crate::evaluate::parse_evaluate(&request).map_err(fail)?),
         "tabs" => Command::Tabs,
+        "network" => {
+            let number = |k: &str, min: u64| match request.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v.as_u64().filter(|n| *n >= min).map(Some).ok_or_else(|| {
+                    fail(format!("\"{k}\" must be a whole number of at least {min}"))
+                }),
+            };
+            Command::Network {
+                index: number("index", 1)?,
+                after: number("after", 0)?,
+            }
+        }
         "tab_new" => Command::TabNew {
             url: opt_str("url")?.filter(|u| !u.is_empty()).ok_or_else(|| {
                 fail("missing \"url\": the page the new tab opens, e.g. \"about:blank\"".into())

@@ -7,6 +7,7 @@ use cdp_supervise::demo::{DemoSite, DEMO_INTERVAL_S};
 use cdp_supervise::evaluate::{error_of, eval_error_line, value_line};
 use cdp_supervise::lines::{Line, LineReader, MAX_LINE};
 use cdp_supervise::live_view::LiveView;
+use cdp_supervise::network;
 use cdp_supervise::protocol::{
     diff_line, error_line, parse_line, result_line, too_long_line, typed, Command,
     DEFAULT_CDP_TIMEOUT,
@@ -171,12 +172,14 @@ pub fn watch(args: Args) -> Result<(), Failure> {
     });
 
     let mut failure = None;
+    // Where `network` left off in each tab, for this connection.
+    let mut cursors = network::Cursors::default();
     std::thread::scope(|scope| {
         for input in &input_rx {
             match input {
                 Input::Line(Line::TooLong { len }) => emit(&too_long_line(len, MAX_LINE)),
                 Input::Line(Line::Bytes(line)) => {
-                    if handle_line(&client, scope, &line) == Flow::Stop {
+                    if handle_line(&client, scope, &line, &mut cursors) == Flow::Stop {
                         break;
                     }
                 }
@@ -238,6 +241,7 @@ fn handle_line<'scope>(
     client: &'scope Client,
     scope: &'scope std::thread::Scope<'scope, '_>,
     line: &[u8],
+    cursors: &mut network::Cursors,
 ) -> Flow {
     let (id, command, tab_id) = match parse_line(line) {
         Ok(request) => (request.id, request.command, request.tab_id),
@@ -403,6 +407,20 @@ fn handle_line<'scope>(
             ),
             Err(e) => client_error_line(&id, &e),
         }),
+        // A listing answers from the supervisor's state at once; one request may read its
+        // bodies from Chromium, so it answers from a thread.
+        Command::Network { index: None, after } => {
+            let listed = network::sidecar_result(client, cursors, tab_id.as_deref(), None, after);
+            emit(&network_line(id, listed));
+        }
+        Command::Network { index, .. } => {
+            scope.spawn(move || {
+                let mut unused = network::Cursors::default();
+                let one =
+                    network::sidecar_result(client, &mut unused, tab_id.as_deref(), index, None);
+                emit(&network_line(id, one));
+            });
+        }
         Command::TabNew { url } => {
             scope.spawn(move || emit(&tab_line(&id, client.new_tab(&url))));
         }
@@ -487,4 +505,15 @@ fn warning_line(warning: &Warning) -> Option<String> {
 /// The error line of a client call's failure, with its stable code.
 fn client_error_line(id: &Value, e: &ClientError) -> String {
     error_line(id, e.code(), &e.to_string())
+}
+
+/// `{"type":"result","id":N,...}` of a `network` command, or its error line.
+fn network_line(id: Value, result: Result<serde_json::Map<String, Value>, ClientError>) -> String {
+    match result {
+        Ok(mut obj) => {
+            obj.insert("id".into(), id);
+            typed("result", &Value::Object(obj))
+        }
+        Err(e) => client_error_line(&id, &e),
+    }
 }

@@ -1645,3 +1645,126 @@ fn http_auth_through_stdin() {
     assert!(recorded.contains("Fetch.continueWithAuth") && !recorded.contains(AUTH_PASSWORD));
     let _ = std::fs::remove_file(&trace);
 }
+
+/// `network` through stdin: the demo's cross-site iframe and a 404 fetched from inside it
+/// are listed, each with its frame; one request comes back with its headers (the
+/// `Authorization` redacted, as the `?key=` in its URL) and its body; the next `network`
+/// lists only what came since.
+#[test]
+fn network_through_stdin() {
+    let Some(browser) = browser_or_skip("cli-network") else {
+        return;
+    };
+    let (_site, mut cli) = watching_the_demo(&browser);
+    let cross = cli.expect("the cross-site OOPIF", |v| {
+        v["type"] == "diff"
+            && v["frame"]["is_oopif"] == true
+            && v["frame"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/cross"))
+    })["frame"]["frame_id"]
+        .clone();
+    let nested = nested_oopif_id(&mut cli);
+    cli.send(json!({"id": 2, "cmd": "evaluate", "frame_id": cross,
+        "expression": "fetch('/missing?key=SECRET1', {headers: {Authorization: 'Bearer SECRET2'}}).then(r => r.text()).then(() => 1)"}));
+    let r = cli.expect("the fetch", is_result(2));
+    assert_eq!(r["value"], 1, "{r}");
+
+    let mut listed: Vec<Value> = Vec::new();
+    let end = Instant::now() + WAIT;
+    let mut id = 10;
+    let missing = loop {
+        cli.send(json!({"id": id, "cmd": "network"}));
+        let r = cli.expect("network", is_result(id));
+        assert_eq!(r["type"], "result", "{r}");
+        listed.extend(r["requests"].as_array().unwrap().iter().cloned());
+        let found = listed.iter().find(|q| {
+            q["url"].as_str().is_some_and(|u| u.contains("/missing")) && q["state"] != "pending"
+        });
+        if let Some(m) = found {
+            break m.clone();
+        }
+        assert!(Instant::now() < end, "no finished /missing: {listed:#?}");
+        std::thread::sleep(Duration::from_millis(50));
+        id += 1;
+    };
+    let of = |path: &str| {
+        listed
+            .iter()
+            .find(|q| q["url"].as_str().is_some_and(|u| u.ends_with(path)))
+            .unwrap_or_else(|| panic!("{path} not listed: {listed:#?}"))
+            .clone()
+    };
+    assert_eq!(missing["status"], 404, "{missing}");
+    assert_eq!(
+        missing["frame_id"], cross,
+        "a request from inside the OOPIF names its frame"
+    );
+    assert!(
+        missing["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/missing?key=<redacted>"),
+        "{missing}"
+    );
+    assert_eq!(
+        of("/cross")["frame_id"],
+        cross,
+        "the iframe's document names its frame"
+    );
+    assert_eq!(
+        of("/nested")["frame_id"],
+        nested,
+        "the nested OOPIF's document too"
+    );
+    let indexes: Vec<u64> = listed
+        .iter()
+        .map(|q| q["index"].as_u64().unwrap())
+        .collect();
+    assert!(
+        indexes.windows(2).all(|w| w[0] < w[1]),
+        "each listed once, in order: {indexes:?}"
+    );
+
+    cli.send(json!({"id": 3, "cmd": "network", "index": missing["index"]}));
+    let r = cli.expect("one request", is_result(3));
+    let request = &r["request"];
+    let auth = request["request_headers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| {
+            h["name"]
+                .as_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case("authorization"))
+        })
+        .unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(auth["value"], "<redacted>");
+    assert_eq!(request["response_body"]["text"], "not found\n", "{r}");
+    assert_eq!(request["response_body"]["truncated"], false, "{r}");
+    assert!(
+        cli.seen.iter().all(|l| !l.to_string().contains("SECRET")),
+        "a secret was printed"
+    );
+
+    cli.send(json!({"id": 4, "cmd": "network"}));
+    let r = cli.expect("network again", is_result(4));
+    let again = r["requests"].as_array().unwrap();
+    assert!(
+        again
+            .iter()
+            .all(|q| q["index"].as_u64() > indexes.last().copied()),
+        "only what came since: {r}"
+    );
+    cli.send(json!({"id": 5, "cmd": "network", "index": 100000}));
+    let r = cli.expect("an unknown index", is_result(5));
+    assert_eq!(
+        (r["type"].as_str(), r["code"].as_str()),
+        (Some("error"), Some("no_such_request")),
+        "{r}"
+    );
+    cli.send(json!({"id": 6, "cmd": "network", "index": 0}));
+    let r = cli.expect("a bad index", is_result(6));
+    assert_eq!(r["code"], "bad_request", "{r}");
+    stop_exits_0(&mut cli, 7);
+}

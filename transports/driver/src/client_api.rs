@@ -380,6 +380,41 @@ macro_rules! client_api {
                 Ok(self.ask(|reply| $crate::Request::AxSnapshot { options, reply }.in_tab(tab_id)) $($await)*??)
             }
 
+            /// The network requests of tab `tab_id` (`None`: the current tab) listed after
+            /// index `after` (0: all the tab keeps, its last 200), oldest first; pass the
+            /// last index seen to get only what came since. URLs are redacted.
+            pub $($async)? fn network_requests_in(
+                &self,
+                tab_id: Option<&str>,
+                after: u64,
+            ) -> Result<Vec<$crate::cdp_supervisor::network::NetworkRequest>, $crate::ClientError> {
+                Ok(self.ask(|reply| $crate::Request::NetworkRequests { after, reply }.in_tab(tab_id)) $($await)*??)
+            }
+
+            /// One network request of tab `tab_id` (`None`: the current tab) by its
+            /// index, with its headers (credentials redacted).
+            pub $($async)? fn network_request_in(
+                &self,
+                tab_id: Option<&str>,
+                index: u64,
+            ) -> Result<$crate::cdp_supervisor::network::NetworkRequestDetail, $crate::ClientError> {
+                Ok(self.ask(|reply| $crate::Request::NetworkRequest { index, reply }.in_tab(tab_id)) $($await)*??)
+            }
+
+            /// A network request's body (the response's, or the request's own with
+            /// `BodyPart::Request`), read on the session that saw it and cut at 64 KiB
+            /// (`truncated` says so); `None` when Chromium's reply holds none.
+            pub $($async)? fn network_body_in(
+                &self,
+                tab_id: Option<&str>,
+                index: u64,
+                part: $crate::cdp_supervisor::network::BodyPart,
+            ) -> Result<Option<$crate::cdp_supervisor::network::NetworkBody>, $crate::ClientError> {
+                let pending = self.pending(|updates| $crate::Request::NetworkBody { index, part, updates }.in_tab(tab_id)) $($await)*?;
+                let text = pending.wait() $($await)*?;
+                Ok($crate::cdp_supervisor::network::read_body(&text))
+            }
+
             /// Every tab of the browser, in the order they became known; `current` marks
             /// the one that gets calls naming no tab.
             pub $($async)? fn tabs(

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use cdp_supervisor::ax::{AxError, AxOptions, AxSnapshot};
+use cdp_supervisor::network::{BodyPart, NetworkRequest, NetworkRequestDetail};
 use cdp_supervisor::{
     ClosedDialog, CommandError, CommandId, Config, DialogAction, DialogError, DialogPolicy, Diff,
     EvalError, EvalValue, Evaluation, Event, PageInfo, PageState, PendingDialog, Snapshot,
@@ -330,6 +331,31 @@ pub enum Request {
         /// Whether it closed, or the dialog it raised.
         reply: Reply<Result<ClosedTab, ClientError>>,
     },
+    /// The tab's network requests above index `after`
+    /// ([`Supervisor::network_requests`]).
+    NetworkRequests {
+        /// The last index the caller saw (0: every request kept).
+        after: u64,
+        /// The requests, oldest first.
+        reply: Reply<Result<Vec<NetworkRequest>, CommandError>>,
+    },
+    /// One network request with its headers ([`Supervisor::network_request`]).
+    NetworkRequest {
+        /// Its index, as listed.
+        index: u64,
+        /// The request.
+        reply: Reply<Result<NetworkRequestDetail, CommandError>>,
+    },
+    /// Read a request's body ([`Supervisor::network_body`]); it finishes with CDP's
+    /// reply, read with [`cdp_supervisor::network::read_body`].
+    NetworkBody {
+        /// Its index, as listed.
+        index: u64,
+        /// The response's body or the request's.
+        part: BodyPart,
+        /// Where its progress goes.
+        updates: Updates,
+    },
     /// `request`, aimed at tab `tab_id` instead of the current tab (see
     /// [`Request::in_tab`]).
     InTab {
@@ -560,6 +586,9 @@ impl std::fmt::Debug for Request {
             Request::BrowserCommand { .. } => "BrowserCommand",
             Request::SelectTab { .. } => "SelectTab",
             Request::CloseTab { .. } => "CloseTab",
+            Request::NetworkRequests { .. } => "NetworkRequests",
+            Request::NetworkRequest { .. } => "NetworkRequest",
+            Request::NetworkBody { .. } => "NetworkBody",
             Request::InTab { request, .. } => return write!(f, "InTab({request:?})"),
         };
         f.write_str(name)
@@ -1044,6 +1073,23 @@ impl Driver {
                         reply,
                     }),
                 }
+            }
+            Request::NetworkRequests { after, reply } => {
+                reply(self.sup.network_requests(self.tab.as_deref(), after))
+            }
+            Request::NetworkRequest { index, reply } => {
+                reply(self.sup.network_request(self.tab.as_deref(), index))
+            }
+            Request::NetworkBody {
+                index,
+                part,
+                updates,
+            } => {
+                let timeout = self.sup.config().setup_timeout;
+                let sent = self
+                    .sup
+                    .network_body(now, self.tab.as_deref(), index, part, timeout);
+                self.track_command(sent, updates);
             }
             Request::InTab { tab_id, request } => {
                 let outer = self.tab.replace(tab_id);

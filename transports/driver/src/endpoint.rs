@@ -28,13 +28,14 @@ pub struct EndpointError {
 }
 
 /// What stands for a redacted part of a URL.
-pub const REDACTED: &str = "<redacted>";
+pub const REDACTED: &str = cdp_supervisor::redact::REDACTED;
 
 /// `url` with its credentials removed, for every log line, error message and trace:
 /// the userinfo (`ws://user:password@host`) becomes `<redacted>@`, each query value
 /// (`?apiKey=...`, `?token=...`, any) and the fragment become `<redacted>` (the names
 /// stay, to tell which URL it was). Hosted browsers put their keys there. Pure; never
-/// panics; a string with nothing to redact comes back unchanged.
+/// panics; a string with nothing to redact comes back unchanged. The core's
+/// [`cdp_supervisor::redact::redact_url`], which also redacts the network listing.
 ///
 /// ```
 /// use cdp_supervisor_driver::endpoint::redact_url;
@@ -43,55 +44,7 @@ pub const REDACTED: &str = "<redacted>";
 /// assert_eq!(redact_url("h:1/x#tok"), "h:1/x#<redacted>");
 /// ```
 pub fn redact_url(url: &str) -> String {
-    let (before_fragment, fragment) = match url.split_once('#') {
-        Some((b, _)) => (b, Some(REDACTED)),
-        None => (url, None),
-    };
-    let (before_query, query) = match before_fragment.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (before_fragment, None),
-    };
-    let (scheme, rest) = match before_query.split_once("://") {
-        Some((s, r)) => (Some(s), r),
-        None => (None, before_query),
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
-    let mut out = String::with_capacity(url.len());
-    if let Some(s) = scheme {
-        out.push_str(s);
-        out.push_str("://");
-    }
-    match authority.rsplit_once('@') {
-        Some((_, host)) => {
-            out.push_str(REDACTED);
-            out.push('@');
-            out.push_str(host);
-        }
-        None => out.push_str(authority),
-    }
-    out.push_str(path);
-    if let Some(q) = query {
-        out.push('?');
-        for (i, pair) in q.split('&').enumerate() {
-            if i > 0 {
-                out.push('&');
-            }
-            match pair.split_once('=') {
-                Some((name, _)) => {
-                    out.push_str(name);
-                    out.push('=');
-                    out.push_str(REDACTED);
-                }
-                None => out.push_str(pair),
-            }
-        }
-    }
-    if let Some(f) = fragment {
-        out.push('#');
-        out.push_str(f);
-    }
-    out
+    cdp_supervisor::redact::redact_url(url)
 }
 
 /// Whether [`redact_url`] changes `url` (it holds credentials or a query).

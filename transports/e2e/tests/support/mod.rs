@@ -12,6 +12,7 @@ pub mod bridge_site;
 pub mod demo_tree;
 pub mod dialog_proxy;
 pub mod input_site;
+pub mod network_site;
 pub mod noise_canvas;
 pub mod relay;
 pub mod renderer_site;
