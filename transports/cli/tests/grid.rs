@@ -6,7 +6,8 @@
 //! is refused with `session_gone`, exit 1) or on SIGINT; a session that waits in a full
 //! Grid's queue longer than `--grid-timeout` is given up with a clear error, and the Grid
 //! drops the request; `mcp --grid` navigates the Grid's browser, answers a dialog there,
-//! and deletes the session at the end of input and on SIGINT.
+//! and deletes the session at the end of input and on SIGINT; its session deleted under
+//! it, its calls answer `isError` naming the session gone, and it still exits cleanly.
 
 mod support;
 
@@ -80,6 +81,24 @@ fn delete_behind_its_back(grid: &str, id: &str) -> String {
     let mut reply = String::new();
     let _ = tcp.read_to_string(&mut reply);
     reply.lines().next().unwrap_or("").to_owned()
+}
+
+/// The MCP handshake of a test client.
+fn mcp_initialize(mcp: &mut Sidecar) {
+    mcp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "grid-test", "version": "1"}}}),
+    );
+    mcp.expect("initialize", |v| v["id"] == 1);
+    mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+}
+
+/// Calls tool `name` as request `id`; its answer.
+fn mcp_call(mcp: &mut Sidecar, id: i64, name: &str, arguments: Value) -> Value {
+    mcp.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}}));
+    mcp.expect(name, |v| v["id"] == id)
 }
 
 fn live(v: &Value) -> bool {
@@ -225,18 +244,13 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
 
     // 5. `mcp --grid`: a tool call on the Grid's browser; end of input deletes the session.
     let mut mcp = spawn(&["mcp", "--grid", grid.url(), "--grid-capabilities", &caps]);
-    mcp.send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "grid-test", "version": "1"}}}),
+    mcp_initialize(&mut mcp);
+    let navigated = mcp_call(
+        &mut mcp,
+        2,
+        "browser_navigate",
+        json!({"url": site.top_url(false)}),
     );
-    mcp.expect("initialize", |v| v["id"] == 1);
-    mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    mcp.send(
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "browser_navigate", "arguments": {"url": site.top_url(false)}}}),
-    );
-    let navigated = mcp.expect("browser_navigate", |v| v["id"] == 2);
     assert!(navigated["result"]["isError"] != true, "{navigated}");
     // A dialog on the Grid's browser, named in the call's result and answered.
     mcp.send(
@@ -268,7 +282,52 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
     assert_eq!(mcp.exit_code(WAIT), Some(0));
     assert_no_session(&grid, "after mcp's end of input");
 
-    // 6. `mcp --grid` stopped by SIGINT while its session is held: deleted on the way out.
+    // 6. `mcp --grid` whose session is deleted under it: the call in flight and the next
+    // one answer `isError` naming the session gone (the heartbeat finds the silence, the
+    // reconnect's 400 ends it), neither hangs; end of input exits 0 and nothing is left.
+    let mut mcp = spawn(&[
+        "mcp",
+        "--grid",
+        grid.url(),
+        "--grid-capabilities",
+        &caps,
+        "--heartbeat",
+        "1",
+    ]);
+    let id = grid_session(&mcp);
+    mcp_initialize(&mut mcp);
+    let r = mcp_call(
+        &mut mcp,
+        2,
+        "browser_navigate",
+        json!({"url": site.top_url(false)}),
+    );
+    assert!(r["result"]["isError"] != true, "{r}");
+    let status = delete_behind_its_back(grid.url(), &id);
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    let gone_at = Instant::now();
+    for call in [3, 4] {
+        let r = mcp_call(
+            &mut mcp,
+            call,
+            "browser_evaluate",
+            json!({"expression": "1 + 1"}),
+        );
+        let took = gone_at.elapsed();
+        assert_eq!(r["result"]["isError"], true, "call {call}: {r}");
+        let text = r["result"]["content"][0]["text"].as_str().unwrap_or("");
+        assert!(
+            text.contains("session behind the URL is gone"),
+            "call {call}: {r}"
+        );
+        assert!(took < Duration::from_secs(20), "call {call} took {took:?}");
+    }
+    assert_no_session(&grid, "after mcp's session was deleted under it");
+    drop(mcp.stdin.take());
+    assert_eq!(mcp.exit_code(WAIT), Some(0));
+    assert!(grid.leftovers().is_empty(), "{:?}", grid.leftovers());
+
+    // 7. `mcp --grid` stopped by SIGINT while its session is held: deleted on the way out.
     let mut mcp = spawn(&["mcp", "--grid", grid.url(), "--grid-capabilities", &caps]);
     let id = grid_session(&mcp);
     assert!(sessions(grid.url()).unwrap().contains(&id), "{id} held");

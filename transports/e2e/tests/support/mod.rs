@@ -15,6 +15,7 @@ pub mod input_site;
 pub mod noise_canvas;
 pub mod relay;
 pub mod renderer_site;
+pub mod site;
 pub mod smol;
 pub mod switch_relay;
 pub mod tabs_site;
