@@ -6,8 +6,9 @@
 //! is refused with `session_gone`, exit 1) or on SIGINT; a session that waits in a full
 //! Grid's queue longer than `--grid-timeout` is given up with a clear error, and the Grid
 //! drops the request; `mcp --grid` navigates the Grid's browser, answers a dialog there,
-//! and deletes the session at the end of input and on SIGINT; its session deleted under
-//! it, its calls answer `isError` naming the session gone, and it still exits cleanly.
+//! and deletes the session at the end of input and on SIGINT; with its session deleted
+//! under it, a call answers `isError` naming the session gone and the next runs on a new
+//! session.
 
 mod support;
 
@@ -282,9 +283,10 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
     assert_eq!(mcp.exit_code(WAIT), Some(0));
     assert_no_session(&grid, "after mcp's end of input");
 
-    // 6. `mcp --grid` whose session is deleted under it: the call in flight and the next
-    // one answer `isError` naming the session gone (the heartbeat finds the silence, the
-    // reconnect's 400 ends it), neither hangs; end of input exits 0 and nothing is left.
+    // 6. `mcp --grid` whose session is deleted under it: calls answer `isError` (none
+    // hangs) until one names the session gone (the heartbeat finds the silence, the
+    // reconnect's 400 ends it); the server lets that browser go, the next call runs on a
+    // new Grid session, and end of input deletes it: exit 0, nothing left.
     let mut mcp = spawn(&[
         "mcp",
         "--grid",
@@ -306,25 +308,44 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
     let status = delete_behind_its_back(grid.url(), &id);
     assert!(status.starts_with("HTTP/1.1 200"), "{status}");
     let gone_at = Instant::now();
-    for call in [3, 4] {
+    let mut call = 3;
+    loop {
+        let asked = Instant::now();
         let r = mcp_call(
             &mut mcp,
             call,
             "browser_evaluate",
             json!({"expression": "1 + 1"}),
         );
-        let took = gone_at.elapsed();
+        let took = asked.elapsed();
+        eprintln!("call {call} after the delete: {took:?}: {r}");
         assert_eq!(r["result"]["isError"], true, "call {call}: {r}");
+        assert!(took < Duration::from_secs(15), "call {call} took {took:?}");
         let text = r["result"]["content"][0]["text"].as_str().unwrap_or("");
+        if text.contains("session behind the URL is gone") {
+            assert!(text.contains("the next call starts a new one"), "{text}");
+            break;
+        }
         assert!(
-            text.contains("session behind the URL is gone"),
-            "call {call}: {r}"
+            gone_at.elapsed() < WAIT,
+            "no call named the session gone: {r}"
         );
-        assert!(took < Duration::from_secs(20), "call {call} took {took:?}");
+        call += 1;
     }
     assert_no_session(&grid, "after mcp's session was deleted under it");
+    let r = mcp_call(
+        &mut mcp,
+        100,
+        "browser_evaluate",
+        json!({"expression": "6 * 7"}),
+    );
+    assert!(r["result"]["isError"] != true, "a new session: {r}");
+    assert!(r.to_string().contains("42"), "{r}");
+    let held = sessions(grid.url()).unwrap();
+    assert!(held.len() == 1 && !held.contains(&id), "{held:?}");
     drop(mcp.stdin.take());
     assert_eq!(mcp.exit_code(WAIT), Some(0));
+    assert_no_session(&grid, "after the new session's end of input");
     assert!(grid.leftovers().is_empty(), "{:?}", grid.leftovers());
 
     // 7. `mcp --grid` stopped by SIGINT while its session is held: deleted on the way out.
