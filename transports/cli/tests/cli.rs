@@ -1323,7 +1323,7 @@ fn form_and_pointer_actions_through_stdin() {
     };
     let site = input_site::start();
     let mut cli = watch_live(&["watch", "--cdp", &browser.http_url()]);
-    let top = site.url("127.0.0.1", "/");
+    let top = site.url("/");
     cli.send(json!({"id": 1, "cmd": "act", "action": "navigate", "url": top}));
     cli.expect("navigate", is_result(1));
     let find = |ax: &Value, role: &str, name: &str| {
@@ -1506,7 +1506,7 @@ fn http_auth_through_stdin() {
     // A folder of its own: the shared traces folder is another test's to clear.
     let trace =
         std::env::temp_dir().join(format!("h25-cli-http-auth-{}.jsonl", std::process::id()));
-    let wrong = format!("http://localhost:{port}=user:wrong-{auth_site::PASSWORD}");
+    let wrong = format!("http://localhost:{port}=user:wrong-{}", auth_site::PASSWORD);
     let mut cli = watch_live(&[
         "watch",
         "--cdp",
@@ -1517,7 +1517,7 @@ fn http_auth_through_stdin() {
         "--record",
         trace.to_str().unwrap(),
     ]);
-    let secret = format!("http://127.0.0.1:{port}/secret");
+    let secret = site.url("127.0.0.1", "/secret");
     let t0 = Instant::now();
     cli.send(json!({"id": 1, "cmd": "act", "action": "navigate", "url": secret}));
     let opened = cli.expect("the challenge", |v| {
@@ -1554,7 +1554,7 @@ fn http_auth_through_stdin() {
 
     let t0 = Instant::now();
     cli.send(json!({"id": 100, "cmd": "cdp", "method": "Page.navigate",
-        "params": {"url": format!("http://localhost:{port}/secret")}}));
+        "params": {"url": site.url("localhost", "/secret")}}));
     let w = cli.expect("the rejection", |v| v["type"] == "warning");
     assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
     assert_eq!(w["code"], "http_auth_rejected", "{w}");
