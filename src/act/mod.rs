@@ -2,10 +2,9 @@
 //!
 //! An action (`navigate`, `back`, `forward`, `reload`, `click`, `type`, `press`, `scroll`,
 //! the form and pointer actions `hover`, `select`, `fill`, `drag`, and `wait`, `resize`)
-//! runs as a
-//! flow of the core ([`Supervisor::act`](crate::Supervisor::act)): input as a person gives
-//! it, then the page is left to settle, then a screenshot; the outcome arrives as one
-//! [`Event::ActFinished`](crate::Event::ActFinished). The rules (settling, dialogs, where
+//! runs as a flow of the core ([`Supervisor::act`](crate::Supervisor::act)): input as a
+//! person gives it, then the page is left to settle, then a screenshot; the outcome arrives
+//! as one [`Event::ActFinished`](crate::Event::ActFinished). The rules (settling, dialogs, where
 //! a ref is clicked) are in [`crate::manual::rules`], agent actions.
 //!
 //! ```

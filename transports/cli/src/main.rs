@@ -10,6 +10,7 @@
 mod args;
 mod mcp_console;
 mod mcp_contexts;
+mod mcp_ended;
 mod mcp_host;
 mod mcp_http;
 mod mcp_server;

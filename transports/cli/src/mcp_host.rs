@@ -1,7 +1,8 @@
 //! The browser every MCP session of this server shares: launched (or `--cdp` connected)
 //! with the server on a thread of its own while the client's handshake goes on, so that the
 //! first call does not pay the launch (`--lazy`: at the first call instead); reused until
-//! `browser_close` closes it (the next call starts a fresh one), and closed when the server
+//! `browser_close` closes it or its connection ends for good (a Grid session deleted under
+//! it: that call is answered why; the next call starts a fresh one), and closed when the server
 //! stops (the client owns the launched browser; dropping it closes the browser and removes
 //! its profile).
 //!
@@ -15,6 +16,7 @@ use cdp_supervisor_blocking::{Browser, Client, Options};
 
 use crate::args::{config, fallback_warning, unreachable_error, Args};
 use crate::mcp_console::ConsoleLog;
+use crate::mcp_ended::Ended;
 use crate::mcp_warnings::WarningLog;
 
 /// A browser being supervised, with what its start has to say.
@@ -120,6 +122,8 @@ pub struct Live {
     pub console: Option<Arc<ConsoleLog>>,
     /// The warnings given between calls, for each session's next result.
     pub warnings: Option<Arc<WarningLog>>,
+    /// Whether (and why) the connection ended for good.
+    ended: Option<Arc<Ended>>,
 }
 
 #[derive(Default)]
@@ -183,7 +187,10 @@ impl Host {
     pub fn live(&self) -> Result<Live, String> {
         let mut state = self.lock();
         if let Some(live) = &state.live {
-            return Ok(live.clone());
+            match live.ended.as_deref().and_then(Ended::why) {
+                None => return Ok(live.clone()),
+                Some(why) => return Err(Host::let_go(&mut state, &why)),
+            }
         }
         let started = match Host::take_started(&mut state) {
             Some(started) => started?,
@@ -196,17 +203,37 @@ impl Host {
             .then(|| ConsoleLog::watch(&started.client))
             .flatten();
         let warnings = WarningLog::watch(&started.client);
+        let ended = Ended::watch(&started.client);
         let live = Live {
             client: Arc::new(started.client),
             generation: state.generation,
             warning: started.warning,
             console,
             warnings,
+            ended,
         };
         state.live = Some(live.clone());
         state.headed_browser = started.headed_browser;
         state.grid = started.grid;
         Ok(live)
+    }
+
+    /// Lets go of a browser whose connection ended for good (`why`): its Grid session is
+    /// deleted (a Grid that deleted it already answers 404), a browser launched with a
+    /// window is closed. What the call is answered.
+    fn let_go(state: &mut State, why: &str) -> String {
+        if let Some(live) = state.live.take() {
+            let _ = live.client.stop();
+        }
+        drop(state.headed_browser.take());
+        let grid = match state.grid.take() {
+            Some(session) => {
+                drop(session);
+                " (its Selenium Grid session is deleted)"
+            }
+            None => "",
+        };
+        format!("the connection to the browser ended for good: {why}; this server let that browser go{grid}, and the next call starts a new one")
     }
 
     /// The browser if it runs, without starting one.
@@ -227,6 +254,7 @@ impl Host {
                 warning: None,
                 console: None,
                 warnings: None,
+                ended: None,
             });
             state.headed_browser = started.headed_browser;
             state.grid = started.grid;

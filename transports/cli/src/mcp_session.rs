@@ -792,8 +792,8 @@ fn pending_text(pending: &[&PendingDialog], tabs: &[TabInfo]) -> String {
     out
 }
 
-/// The tools built on the core's agent flows (navigate, snapshot, click, type, press,
-/// scroll, evaluate) in tab `tab` (`None`: the client's current tab). With the outcome,
+/// The tools built on the core's agent flows (navigate, snapshot, the actions, find,
+/// evaluate) in tab `tab` (`None`: the client's current tab). With the outcome,
 /// the first tab the action opened.
 fn agent_tool(
     client: &Client,

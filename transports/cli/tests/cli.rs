@@ -178,6 +178,15 @@ fn replay_prints_diffs_and_the_final_snapshot() {
     assert!(diffs.iter().any(|d| d["op"] == "dialog_opened"));
 }
 
+/// `cdp-supervise ARGS` (a `watch`), once its page is live.
+fn watch_live(args: &[&str]) -> Sidecar {
+    let mut cli = Sidecar::spawn(args);
+    cli.expect("page live", |v| {
+        v["op"] == "page" && v["page"]["state"] == "live"
+    });
+    cli
+}
+
 /// Sends `stop` with `id`: the answer says stopped, and the sidecar exits 0.
 fn stop_exits_0(cli: &mut Sidecar, id: i64) {
     cli.send(json!({"id": id, "cmd": "stop"}));
@@ -252,10 +261,7 @@ fn nested_oopif_id(cli: &mut Sidecar) -> Value {
 /// (command id 1); the site lives as long as the returned guard.
 fn watching_the_demo(browser: &Browser) -> (DemoSite, Sidecar) {
     let site = DemoSite::start().unwrap();
-    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
-    cli.expect("page live", |v| {
-        v["op"] == "page" && v["page"]["state"] == "live"
-    });
+    let mut cli = watch_live(&["watch", "--cdp", &browser.http_url()]);
     cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
     cli.expect("navigate result", is_result(1));
     (site, cli)
@@ -271,16 +277,13 @@ fn watch_through_stdin() {
     };
     let site = DemoSite::start().unwrap();
     let trace = trace_path("cli-watch");
-    let mut cli = Sidecar::spawn(&[
+    let mut cli = watch_live(&[
         "watch",
         "--cdp",
         &browser.http_url(),
         "--record",
         trace.to_str().unwrap(),
     ]);
-    cli.expect("page live", |v| {
-        v["op"] == "page" && v["page"]["state"] == "live"
-    });
     cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
     let r = cli.expect("navigate result", is_result(1));
     assert_eq!(r["type"], "result", "{r}");
@@ -541,7 +544,7 @@ fn watch_flags_errors_settle_recover_and_stop() {
         return;
     };
     let site = DemoSite::start().unwrap();
-    let mut cli = Sidecar::spawn(&[
+    let mut cli = watch_live(&[
         "watch",
         "--cdp",
         browser.ws_url(),
@@ -550,9 +553,6 @@ fn watch_flags_errors_settle_recover_and_stop() {
         "--dialog-timeout",
         "3",
     ]);
-    cli.expect("page live", |v| {
-        v["op"] == "page" && v["page"]["state"] == "live"
-    });
     cli.send(json!({"id": 1, "cmd": "cdp", "method": "Page.navigate", "params": {"url": site.top_url(false)}}));
     assert_eq!(cli.expect("navigate", is_result(1))["type"], "result");
     // Raise dialogs only in the new document: one raised while about:blank is still
@@ -753,10 +753,7 @@ fn browser_gone_exits_1_after_the_reconnect_attempts() {
     let Some(browser) = browser_or_skip("cli-browser-gone") else {
         return;
     };
-    let mut cli = Sidecar::spawn(&["watch", "--cdp", browser.ws_url()]);
-    cli.expect("page live", |v| {
-        v["op"] == "page" && v["page"]["state"] == "live"
-    });
+    let mut cli = watch_live(&["watch", "--cdp", browser.ws_url()]);
     let started = Instant::now();
     drop(browser);
     cli.expect("page detached", |v| {
@@ -1087,10 +1084,7 @@ fn act_through_stdin() {
         return;
     };
     let site = DemoSite::start().unwrap();
-    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
-    cli.expect("page live", |v| {
-        v["op"] == "page" && v["page"]["state"] == "live"
-    });
+    let mut cli = watch_live(&["watch", "--cdp", &browser.http_url()]);
     let page = format!(
         "data:text/html,<a href='{}' style='position:absolute;left:0;top:0;width:200px;height:40px;display:block'>go</a>\
          <button onclick='console.log(\"before\");alert(1)' style='position:absolute;left:0;top:60px;width:200px;height:40px'>x</button>",
@@ -1148,10 +1142,7 @@ fn tabs_through_stdin() {
         return;
     };
     let site = DemoSite::start().unwrap();
-    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
-    cli.expect("page live", |v| {
-        v["op"] == "page" && v["page"]["state"] == "live"
-    });
+    let mut cli = watch_live(&["watch", "--cdp", &browser.http_url()]);
     cli.send(json!({"id": 1, "cmd": "tabs"}));
     let r = cli.expect("tabs", is_result(1));
     let tabs = r["tabs"].as_array().unwrap();
@@ -1282,16 +1273,13 @@ fn file_chooser_through_stdin() {
     let file = dir.join("note.txt");
     std::fs::write(&file, "twelve bytes").unwrap();
     let root = dir.to_string_lossy().into_owned();
-    let mut cli = Sidecar::spawn(&[
+    let mut cli = watch_live(&[
         "watch",
         "--cdp",
         &browser.http_url(),
         "--upload-root",
         &root,
     ]);
-    cli.expect("page live", |v| {
-        v["op"] == "page" && v["page"]["state"] == "live"
-    });
     let page = "data:text/html,<input type=file id=f style='position:absolute;left:0;top:0;width:150px;height:40px'>\
         <script>window.seen='';f.onchange=e=>{seen=f.files[0].name+':'+f.files[0].size}</script>";
     cli.send(json!({"id": 1, "cmd": "act", "action": "navigate", "url": page}));
@@ -1320,21 +1308,8 @@ fn file_chooser_through_stdin() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The pages of the form and pointer action tests (shared with the e2e and MCP SDK tests):
-/// `{{OTHER}}` is the other site's host, so the iframes are OOPIFs.
-fn toolbox_input_site() -> cdp_supervise::serve::Server {
-    use cdp_supervise::serve::{Response, Server};
-    Server::start(|req| {
-        let page = match req.path.split('?').next().unwrap_or("/") {
-            "/" => include_str!("pages/toolbox_input/top.html"),
-            "/cross" => include_str!("pages/toolbox_input/cross.html"),
-            "/nested" => include_str!("pages/toolbox_input/nested.html"),
-            _ => return Response::not_found(),
-        };
-        Response::html(page.replace("{{OTHER}}", &cdp_supervise::demo::other_host(&req.host)))
-    })
-    .unwrap()
-}
+#[path = "../../e2e/tests/support/input_site.rs"]
+mod input_site;
 
 /// `act` actions `hover`, `select`, `fill`, `drag` over stdin, by ref, Playwright MCP's
 /// argument names as aliases: a :hover menu in a nested OOPIF shows in the next
@@ -1346,12 +1321,9 @@ fn form_and_pointer_actions_through_stdin() {
     let Some(browser) = browser_or_skip("cli-toolbox-input") else {
         return;
     };
-    let site = toolbox_input_site();
-    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
-    cli.expect("page live", |v| {
-        v["op"] == "page" && v["page"]["state"] == "live"
-    });
-    let top = site.url("127.0.0.1", "/");
+    let site = input_site::start();
+    let mut cli = watch_live(&["watch", "--cdp", &browser.http_url()]);
+    let top = site.url("/");
     cli.send(json!({"id": 1, "cmd": "act", "action": "navigate", "url": top}));
     cli.expect("navigate", is_result(1));
     let find = |ax: &Value, role: &str, name: &str| {
@@ -1436,6 +1408,9 @@ fn form_and_pointer_actions_through_stdin() {
 #[path = "../../e2e/tests/support/toolbox_site.rs"]
 mod toolbox_site;
 
+#[path = "../../e2e/tests/support/site.rs"]
+mod site;
+
 /// The rest of the toolbox over stdin: `find` by role answers the OOPIF's button with its
 /// ref and frame; `wait` for text that appears 800 ms later inside the OOPIF, for text that
 /// never comes (a `timeout` error at its budget); `resize` seen by `matchMedia`; the found
@@ -1445,11 +1420,8 @@ fn toolbox_through_stdin() {
     let Some(browser) = browser_or_skip("cli-toolbox") else {
         return;
     };
-    let site = toolbox_site::ToolboxSite::start();
-    let mut cli = Sidecar::spawn(&["watch", "--cdp", &browser.http_url()]);
-    cli.expect("page live", |v| {
-        v["op"] == "page" && v["page"]["state"] == "live"
-    });
+    let site = toolbox_site::start();
+    let mut cli = watch_live(&["watch", "--cdp", &browser.http_url()]);
     cli.send(json!({"id": 1, "cmd": "act", "action": "navigate", "url": site.url("/wait")}));
     let r = cli.expect("navigate", is_result(1));
     assert_eq!(r["act"]["settled"], true, "{r}");
@@ -1516,57 +1488,8 @@ fn toolbox_through_stdin() {
     stop_exits_0(&mut cli, 15);
 }
 
-/// The password of [`basic_auth_site`]'s `/secret` (made up for the test).
-const AUTH_PASSWORD: &str = "correct-horse-42";
-
-/// A loopback server whose `/secret` wants HTTP Basic `user:AUTH_PASSWORD` (realm `cli`);
-/// every other path is an open page. Its port; it serves until the test process ends.
-fn basic_auth_site() -> u16 {
-    use std::net::TcpListener;
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    // base64("user:correct-horse-42"), written out: the crate has no base64 of its own.
-    const GOOD: &str = "Basic dXNlcjpjb3JyZWN0LWhvcnNlLTQy";
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let (mut first, mut authorized) = (String::new(), false);
-                let _ = reader.read_line(&mut first);
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    if let Some((k, v)) = line.split_once(':') {
-                        authorized |= k.eq_ignore_ascii_case("authorization") && v.trim() == GOOD;
-                    }
-                }
-                let secret = first
-                    .split_whitespace()
-                    .nth(1)
-                    .unwrap_or("/")
-                    .starts_with("/secret");
-                let (status, extra, body) = match (secret, authorized) {
-                    (true, false) => (
-                        "401 Unauthorized",
-                        "WWW-Authenticate: Basic realm=\"cli\"\r\n",
-                        "<title>denied</title>",
-                    ),
-                    (true, true) => ("200 OK", "", "<title>inside</title>signed in"),
-                    (false, _) => ("200 OK", "", "<title>open</title>"),
-                };
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n{extra}\r\n{body}",
-                    body.len()
-                );
-            });
-        }
-    });
-    port
-}
+#[path = "../../e2e/tests/support/auth_site.rs"]
+mod auth_site;
 
 /// HTTP sign-in over stdin: with `--http-auth` a challenge is a `dialog_opened` of type
 /// `http_auth` (origin and realm), the `act` loading it ends at once naming it, and a
@@ -1578,12 +1501,13 @@ fn http_auth_through_stdin() {
     let Some(browser) = browser_or_skip("cli-http-auth") else {
         return;
     };
-    let port = basic_auth_site();
+    let site = auth_site::AuthSite::start();
+    let port = site.port();
     // A folder of its own: the shared traces folder is another test's to clear.
     let trace =
         std::env::temp_dir().join(format!("h25-cli-http-auth-{}.jsonl", std::process::id()));
-    let wrong = format!("http://localhost:{port}=user:wrong-{AUTH_PASSWORD}");
-    let mut cli = Sidecar::spawn(&[
+    let wrong = format!("http://localhost:{port}=user:wrong-{}", auth_site::PASSWORD);
+    let mut cli = watch_live(&[
         "watch",
         "--cdp",
         &browser.http_url(),
@@ -1593,10 +1517,7 @@ fn http_auth_through_stdin() {
         "--record",
         trace.to_str().unwrap(),
     ]);
-    cli.expect("page live", |v| {
-        v["op"] == "page" && v["page"]["state"] == "live"
-    });
-    let secret = format!("http://127.0.0.1:{port}/secret");
+    let secret = site.url("127.0.0.1", "/secret");
     let t0 = Instant::now();
     cli.send(json!({"id": 1, "cmd": "act", "action": "navigate", "url": secret}));
     let opened = cli.expect("the challenge", |v| {
@@ -1608,12 +1529,12 @@ fn http_auth_through_stdin() {
         format!("http://127.0.0.1:{port}"),
         "{opened}"
     );
-    assert_eq!(d["auth"]["realm"], "cli", "{opened}");
+    assert_eq!(d["auth"]["realm"], "e2e", "{opened}");
     let r = cli.expect("the navigation's answer", is_result(1));
     assert_eq!(r["act"]["ended_by_dialog"], d["id"], "{r}");
     assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
     cli.send(json!({"id": 2, "cmd": "dialog", "username": "user",
-        "password": AUTH_PASSWORD, "dialog_id": d["id"]}));
+        "password": auth_site::PASSWORD, "dialog_id": d["id"]}));
     let r = cli.expect("signed in", is_result(2));
     assert_eq!(r["dialog"]["accepted"], true, "{r}");
     let end = Instant::now() + WAIT;
@@ -1633,16 +1554,16 @@ fn http_auth_through_stdin() {
 
     let t0 = Instant::now();
     cli.send(json!({"id": 100, "cmd": "cdp", "method": "Page.navigate",
-        "params": {"url": format!("http://localhost:{port}/secret")}}));
+        "params": {"url": site.url("localhost", "/secret")}}));
     let w = cli.expect("the rejection", |v| v["type"] == "warning");
     assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
     assert_eq!(w["code"], "http_auth_rejected", "{w}");
     assert_eq!(w["origin"], format!("http://localhost:{port}"), "{w}");
     stop_exits_0(&mut cli, 101);
     let said = serde_json::to_string(&cli.seen).unwrap();
-    assert!(!said.contains(AUTH_PASSWORD), "a password on stdout");
+    assert!(!said.contains(auth_site::PASSWORD), "a password on stdout");
     let recorded = std::fs::read_to_string(&trace).unwrap();
-    assert!(recorded.contains("Fetch.continueWithAuth") && !recorded.contains(AUTH_PASSWORD));
+    assert!(recorded.contains("Fetch.continueWithAuth") && !recorded.contains(auth_site::PASSWORD));
     let _ = std::fs::remove_file(&trace);
 }
 

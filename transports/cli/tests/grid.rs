@@ -6,7 +6,9 @@
 //! is refused with `session_gone`, exit 1) or on SIGINT; a session that waits in a full
 //! Grid's queue longer than `--grid-timeout` is given up with a clear error, and the Grid
 //! drops the request; `mcp --grid` navigates the Grid's browser, answers a dialog there,
-//! and deletes the session at the end of input and on SIGINT.
+//! and deletes the session at the end of input and on SIGINT; with its session deleted
+//! under it, a call answers `isError` naming the session gone and the next runs on a new
+//! session.
 
 mod support;
 
@@ -80,6 +82,24 @@ fn delete_behind_its_back(grid: &str, id: &str) -> String {
     let mut reply = String::new();
     let _ = tcp.read_to_string(&mut reply);
     reply.lines().next().unwrap_or("").to_owned()
+}
+
+/// The MCP handshake of a test client.
+fn mcp_initialize(mcp: &mut Sidecar) {
+    mcp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "grid-test", "version": "1"}}}),
+    );
+    mcp.expect("initialize", |v| v["id"] == 1);
+    mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+}
+
+/// Calls tool `name` as request `id`; its answer.
+fn mcp_call(mcp: &mut Sidecar, id: i64, name: &str, arguments: Value) -> Value {
+    mcp.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}}));
+    mcp.expect(name, |v| v["id"] == id)
 }
 
 fn live(v: &Value) -> bool {
@@ -225,18 +245,13 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
 
     // 5. `mcp --grid`: a tool call on the Grid's browser; end of input deletes the session.
     let mut mcp = spawn(&["mcp", "--grid", grid.url(), "--grid-capabilities", &caps]);
-    mcp.send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "grid-test", "version": "1"}}}),
+    mcp_initialize(&mut mcp);
+    let navigated = mcp_call(
+        &mut mcp,
+        2,
+        "browser_navigate",
+        json!({"url": site.top_url(false)}),
     );
-    mcp.expect("initialize", |v| v["id"] == 1);
-    mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    mcp.send(
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "browser_navigate", "arguments": {"url": site.top_url(false)}}}),
-    );
-    let navigated = mcp.expect("browser_navigate", |v| v["id"] == 2);
     assert!(navigated["result"]["isError"] != true, "{navigated}");
     // A dialog on the Grid's browser, named in the call's result and answered.
     mcp.send(
@@ -268,7 +283,73 @@ fn watch_supervises_a_grid_browser_and_leaves_no_session() {
     assert_eq!(mcp.exit_code(WAIT), Some(0));
     assert_no_session(&grid, "after mcp's end of input");
 
-    // 6. `mcp --grid` stopped by SIGINT while its session is held: deleted on the way out.
+    // 6. `mcp --grid` whose session is deleted under it: calls answer `isError` (none
+    // hangs) until one names the session gone (the heartbeat finds the silence, the
+    // reconnect's 400 ends it); the server lets that browser go, the next call runs on a
+    // new Grid session, and end of input deletes it: exit 0, nothing left.
+    let mut mcp = spawn(&[
+        "mcp",
+        "--grid",
+        grid.url(),
+        "--grid-capabilities",
+        &caps,
+        "--heartbeat",
+        "1",
+    ]);
+    let id = grid_session(&mcp);
+    mcp_initialize(&mut mcp);
+    let r = mcp_call(
+        &mut mcp,
+        2,
+        "browser_navigate",
+        json!({"url": site.top_url(false)}),
+    );
+    assert!(r["result"]["isError"] != true, "{r}");
+    let status = delete_behind_its_back(grid.url(), &id);
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    let gone_at = Instant::now();
+    let mut call = 3;
+    loop {
+        let asked = Instant::now();
+        let r = mcp_call(
+            &mut mcp,
+            call,
+            "browser_evaluate",
+            json!({"expression": "1 + 1"}),
+        );
+        let took = asked.elapsed();
+        eprintln!("call {call}, {:?} after the delete: {r}", gone_at.elapsed());
+        assert_eq!(r["result"]["isError"], true, "call {call}: {r}");
+        assert!(took < Duration::from_secs(15), "call {call} took {took:?}");
+        let text = r["result"]["content"][0]["text"].as_str().unwrap_or("");
+        if text.contains("session behind the URL is gone") {
+            assert!(text.contains("the next call starts a new one"), "{text}");
+            break;
+        }
+        assert!(
+            gone_at.elapsed() < WAIT,
+            "no call named the session gone: {r}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+        call += 1;
+    }
+    assert_no_session(&grid, "after mcp's session was deleted under it");
+    let r = mcp_call(
+        &mut mcp,
+        100,
+        "browser_evaluate",
+        json!({"expression": "6 * 7"}),
+    );
+    assert!(r["result"]["isError"] != true, "a new session: {r}");
+    assert!(r.to_string().contains("42"), "{r}");
+    let held = sessions(grid.url()).unwrap();
+    assert!(held.len() == 1 && !held.contains(&id), "{held:?}");
+    drop(mcp.stdin.take());
+    assert_eq!(mcp.exit_code(WAIT), Some(0));
+    assert_no_session(&grid, "after the new session's end of input");
+    assert!(grid.leftovers().is_empty(), "{:?}", grid.leftovers());
+
+    // 7. `mcp --grid` stopped by SIGINT while its session is held: deleted on the way out.
     let mut mcp = spawn(&["mcp", "--grid", grid.url(), "--grid-capabilities", &caps]);
     let id = grid_session(&mcp);
     assert!(sessions(grid.url()).unwrap().contains(&id), "{id} held");

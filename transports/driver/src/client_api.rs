@@ -306,10 +306,10 @@ macro_rules! client_api {
                 Ok(self.ask(request) $($await)*??)
             }
 
-            /// Runs an agent action (navigate, click, type, press, scroll, back, reload)
-            /// and waits for its result: the page after it settled, the console lines it
-            /// caused, a screenshot. A dialog it opens ends it at once (answer it, then
-            /// act again).
+            /// Runs an agent action (any `Action`: navigate, back, forward, reload, click,
+            /// type, press, scroll, hover, select, fill, drag, wait, resize) and waits for
+            /// its result: the page after it settled, the console lines it caused, a
+            /// screenshot. A dialog it opens ends it at once (answer it, then act again).
             pub $($async)? fn act(
                 &self,
                 action: $crate::cdp_supervisor::act::Action,

@@ -10,56 +10,27 @@ use std::time::{Duration, Instant};
 
 use cdp_supervisor::act::{ActOptions, ActResult, Action, FieldKind, FillField, Target};
 use cdp_supervisor::ax::{AxOptions, AxSnapshot};
-use cdp_supervisor::Snapshot;
-use cdp_supervisor_blocking::{Browser, Client};
+use cdp_supervisor_blocking::Client;
 use serde_json::json;
 use support::ax_checks::by_name;
 use support::blocking::*;
-use support::input_site::InputSite;
+use support::input_site;
+use support::site::Site;
 
-struct World {
-    client: Client,
-    site: InputSite,
-    _browser: Browser,
-}
-
-fn world(test: &str) -> Option<World> {
-    let browser = browser_or_skip(test)?;
-    let site = InputSite::start();
-    let client = Client::connect(browser.ws_url(), options(test)).unwrap();
-    wait_live(&client);
-    Some(World {
-        client,
-        site,
-        _browser: browser,
-    })
-}
-
-fn frames_loaded(s: &Snapshot) -> bool {
-    find(s, "/nested").is_some_and(|f| f.is_oopif) && find(s, "/cross").is_some_and(|f| f.is_oopif)
+fn world(test: &str) -> Option<World<Site>> {
+    world_on(test, options(test), input_site::start)
 }
 
 /// Opens the top page; (cross, nested) frame ids, both loaded.
-fn open(w: &World) -> (String, String) {
+fn open(w: &World<Site>) -> (String, String) {
     let url = w.site.url("/");
     let r = w
         .client
         .act(Action::Navigate { url }, ActOptions::default())
         .unwrap();
     assert!(r.navigated, "{r:?}");
-    let snap = w
-        .client
-        .wait_for(WAIT, "both OOPIFs", frames_loaded)
-        .unwrap();
-    let cross = find(&snap, "/cross").unwrap().frame_id.clone();
-    let nested = find(&snap, "/nested").unwrap().frame_id.clone();
-    for f in [&cross, &nested] {
-        let end = Instant::now() + WAIT;
-        while eval(&w.client, Some(f), "document.readyState") != json!("complete") {
-            assert!(Instant::now() < end, "frame {f} never loaded");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
+    let [cross, nested] =
+        <[String; 2]>::try_from(oopifs_loaded(&w.client, &["/cross", "/nested"])).unwrap();
     (cross, nested)
 }
 

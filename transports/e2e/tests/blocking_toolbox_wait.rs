@@ -14,28 +14,17 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use cdp_supervisor::act::{ActOptions, Action, Target, WaitFor};
 use cdp_supervisor::ax::{AxOptions, FindQuery};
-use cdp_supervisor_blocking::{Browser, Client, ClientError, DialogAction};
+use cdp_supervisor_blocking::{ClientError, DialogAction};
 use serde_json::json;
 use support::act_site::webp_size;
 use support::blocking::*;
-use support::toolbox_site::ToolboxSite;
+use support::site::Site;
+use support::toolbox_site;
 
-struct ToolboxWorld {
-    client: Client,
-    site: ToolboxSite,
-    _browser: Browser,
-}
+type ToolboxWorld = World<Site>;
 
 fn toolbox_world(test: &str) -> Option<ToolboxWorld> {
-    let browser = browser_or_skip(test)?;
-    let site = ToolboxSite::start();
-    let client = Client::connect(browser.ws_url(), options(test)).unwrap();
-    wait_live(&client);
-    Some(ToolboxWorld {
-        client,
-        site,
-        _browser: browser,
-    })
+    world_on(test, options(test), toolbox_site::start)
 }
 
 fn budget(ms: u64) -> ActOptions {
@@ -52,19 +41,7 @@ fn open_wait(w: &ToolboxWorld) -> String {
         .act(Action::Navigate { url }, budget(10_000))
         .unwrap();
     assert!(r.navigated && r.settled, "{r:?}");
-    let snap = w
-        .client
-        .wait_for(WAIT, "the OOPIF", |s| {
-            find(s, "/late").is_some_and(|f| f.is_oopif)
-        })
-        .unwrap();
-    let frame = find(&snap, "/late").unwrap().frame_id.clone();
-    let end = Instant::now() + WAIT;
-    while eval(&w.client, Some(&frame), "typeof window.later") != json!("function") {
-        assert!(Instant::now() < end, "the frame never loaded");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    frame
+    oopifs_loaded(&w.client, &["/late"]).remove(0)
 }
 
 fn epoch_ms() -> f64 {

@@ -1,16 +1,17 @@
 //! A loopback server whose `/secret` wants HTTP Basic credentials `user:PASSWORD` (realm
 //! `e2e`), for the sign-in tests; every other path is an open page. One request per
-//! connection.
+//! connection. Also used by the sidecar's tests (`transports/cli/tests`, by path).
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use base64::Engine;
-
 /// The right password (made up for the test).
 pub const PASSWORD: &str = "correct-horse-42";
+/// The `Authorization` header of `user:PASSWORD` (base64 written out: the sidecar's tests
+/// include this file and have no base64 crate).
+const GOOD: &str = "Basic dXNlcjpjb3JyZWN0LWhvcnNlLTQy";
 
 pub struct AuthSite {
     port: u16,
@@ -23,17 +24,12 @@ impl AuthSite {
         let port = listener.local_addr().unwrap().port();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
-        let good = format!(
-            "Basic {}",
-            base64::engine::general_purpose::STANDARD.encode(format!("user:{PASSWORD}"))
-        );
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 if flag.load(Ordering::SeqCst) {
                     return;
                 }
                 let Ok(mut stream) = stream else { continue };
-                let good = good.clone();
                 std::thread::spawn(move || {
                     let mut reader = BufReader::new(stream.try_clone().unwrap());
                     let mut first = String::new();
@@ -45,7 +41,7 @@ impl AuthSite {
                             break;
                         }
                         if let Some((k, v)) = line.split_once(':') {
-                            if k.eq_ignore_ascii_case("authorization") && v.trim() == good {
+                            if k.eq_ignore_ascii_case("authorization") && v.trim() == GOOD {
                                 authorized = true;
                             }
                         }
@@ -73,6 +69,11 @@ impl AuthSite {
             }
         });
         AuthSite { port, stop }
+    }
+
+    /// The port.
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// `http://HOST:P{path}` (`127.0.0.1` or `localhost`: two origins).

@@ -18,18 +18,23 @@ pub fn options(test: &str) -> Options {
     }
 }
 
-/// One scenario's world.
-pub struct World {
+/// One scenario's world: the demo site, or another (`S`).
+pub struct World<S = DemoSite> {
     // Field order = drop order: client first, then the site and the browser.
     pub client: Client,
-    pub site: DemoSite,
+    pub site: S,
     pub browser: Browser,
 }
 
 /// Launches, connects with `options`, waits for the page to be live.
 pub fn world(test: &str, options: Options) -> Option<World> {
+    world_on(test, options, || DemoSite::start().unwrap())
+}
+
+/// [`world`] on the site `start` serves.
+pub fn world_on<S>(test: &str, options: Options, start: impl FnOnce() -> S) -> Option<World<S>> {
     let browser = browser_or_skip(test)?;
-    let site = DemoSite::start().unwrap();
+    let site = start();
     let client = Client::connect(browser.ws_url(), options).unwrap();
     wait_live(&client);
     Some(World {
@@ -37,6 +42,26 @@ pub fn world(test: &str, options: Options) -> Option<World> {
         site,
         browser,
     })
+}
+
+/// Waits until the frames whose URLs end with `paths` are OOPIFs whose documents have
+/// loaded (after a navigation to their page); their frame ids, in `paths`' order.
+pub fn oopifs_loaded(client: &Client, paths: &[&str]) -> Vec<String> {
+    let loaded = |s: &Snapshot| paths.iter().all(|p| find(s, p).is_some_and(|f| f.is_oopif));
+    let snap = client.wait_for(WAIT, "the OOPIFs", loaded).unwrap();
+    let frames: Vec<String> = paths
+        .iter()
+        .map(|p| find(&snap, p).unwrap().frame_id.clone())
+        .collect();
+    // Nothing in the snapshot says a document finished loading: poll readyState.
+    let end = std::time::Instant::now() + WAIT;
+    for f in &frames {
+        while eval(client, Some(f), "document.readyState") != json!("complete") {
+            assert!(std::time::Instant::now() < end, "frame {f} never loaded");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    frames
 }
 
 pub fn wait_live(client: &Client) -> Snapshot {

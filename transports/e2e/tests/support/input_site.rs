@@ -5,7 +5,9 @@
 //! `127.0.0.1` (an OOPIF inside an OOPIF) with a menu shown on `:hover`.
 
 use cdp_supervise::demo::other_host;
-use cdp_supervise::serve::{Request, Response, Server};
+use cdp_supervise::serve::{Request, Response};
+
+use super::site::Site;
 
 const TOP: &str = include_str!("../../../cli/tests/pages/toolbox_input/top.html");
 const CROSS: &str = include_str!("../../../cli/tests/pages/toolbox_input/cross.html");
@@ -21,20 +23,7 @@ fn handle(req: &Request) -> Response {
     Response::html(page.replace("{{OTHER}}", &other_host(&req.host)))
 }
 
-/// The site; stops when dropped.
-pub struct InputSite {
-    server: Server,
-}
-
-impl InputSite {
-    pub fn start() -> InputSite {
-        InputSite {
-            server: Server::start(handle).unwrap(),
-        }
-    }
-
-    /// `http://127.0.0.1:P{path}`.
-    pub fn url(&self, path: &str) -> String {
-        self.server.url("127.0.0.1", path)
-    }
+/// Starts the site.
+pub fn start() -> Site {
+    Site::serve(handle)
 }

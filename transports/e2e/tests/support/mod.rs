@@ -16,6 +16,7 @@ pub mod network_site;
 pub mod noise_canvas;
 pub mod relay;
 pub mod renderer_site;
+pub mod site;
 pub mod smol;
 pub mod switch_relay;
 pub mod tabs_site;

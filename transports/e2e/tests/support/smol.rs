@@ -45,6 +45,26 @@ pub async fn wait_live(client: &Client) -> Snapshot {
         .unwrap()
 }
 
+/// Waits until the frames whose URLs end with `paths` are OOPIFs whose documents have
+/// loaded (after a navigation to their page); their frame ids, in `paths`' order.
+pub async fn oopifs_loaded(client: &Client, paths: &[&str]) -> Vec<String> {
+    let loaded = |s: &Snapshot| paths.iter().all(|p| find(s, p).is_some_and(|f| f.is_oopif));
+    let snap = client.wait_for(WAIT, "the OOPIFs", loaded).await.unwrap();
+    let frames: Vec<String> = paths
+        .iter()
+        .map(|p| find(&snap, p).unwrap().frame_id.clone())
+        .collect();
+    // Nothing in the snapshot says a document finished loading: poll readyState.
+    let end = std::time::Instant::now() + WAIT;
+    for f in &frames {
+        while eval(client, Some(f), "document.readyState").await != json!("complete") {
+            assert!(std::time::Instant::now() < end, "frame {f} never loaded");
+            smol::Timer::after(Duration::from_millis(20)).await;
+        }
+    }
+    frames
+}
+
 pub async fn open_demo(client: &Client, site: &DemoSite) -> DemoFrames {
     client
         .command(

@@ -11,7 +11,9 @@
 //! - `/h1`..`/h3` record on `pageshow` whether they were restored (`window.restored`).
 
 use cdp_supervise::demo::other_host;
-use cdp_supervise::serve::{Request, Response, Server};
+use cdp_supervise::serve::{Request, Response};
+
+use super::site::Site;
 
 fn page(title: &str, body: &str, script: &str) -> String {
     format!(
@@ -53,20 +55,7 @@ fn handle(req: &Request) -> Response {
     }
 }
 
-/// The toolbox test site; stops when dropped.
-pub struct ToolboxSite {
-    server: Server,
-}
-
-impl ToolboxSite {
-    pub fn start() -> ToolboxSite {
-        ToolboxSite {
-            server: Server::start(handle).unwrap(),
-        }
-    }
-
-    /// `http://127.0.0.1:P{path}`.
-    pub fn url(&self, path: &str) -> String {
-        self.server.url("127.0.0.1", path)
-    }
+/// Starts the site.
+pub fn start() -> Site {
+    Site::serve(handle)
 }
