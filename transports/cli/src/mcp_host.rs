@@ -14,7 +14,6 @@ use std::thread::JoinHandle;
 use cdp_supervisor_blocking::{Browser, Client, Options};
 
 use crate::args::{config, fallback_warning, unreachable_error, Args};
-use crate::mcp_console::ConsoleLog;
 use crate::mcp_warnings::WarningLog;
 
 /// A browser being supervised, with what its start has to say.
@@ -116,8 +115,6 @@ pub struct Live {
     pub generation: u64,
     /// The local fallback's warning, when the start fell back.
     pub warning: Option<String>,
-    /// Every tab's console errors, when sessions have contexts of their own.
-    pub console: Option<Arc<ConsoleLog>>,
     /// The warnings given between calls, for each session's next result.
     pub warnings: Option<Arc<WarningLog>>,
 }
@@ -190,17 +187,11 @@ impl Host {
             None => start_browser(&self.args)?,
         };
         state.generation += 1;
-        // Sessions with a context of their own each read their own tabs' console.
-        let own_contexts = self.args.port.is_some() && !self.args.shared_context;
-        let console = own_contexts
-            .then(|| ConsoleLog::watch(&started.client))
-            .flatten();
         let warnings = WarningLog::watch(&started.client);
         let live = Live {
             client: Arc::new(started.client),
             generation: state.generation,
             warning: started.warning,
-            console,
             warnings,
         };
         state.live = Some(live.clone());
@@ -225,7 +216,6 @@ impl Host {
                 client: Arc::new(started.client),
                 generation: state.generation,
                 warning: None,
-                console: None,
                 warnings: None,
             });
             state.headed_browser = started.headed_browser;
