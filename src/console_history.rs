@@ -299,7 +299,12 @@ mod tests {
         let mut h = ConsoleHistory::default();
         let f = frame("F");
         h.push_text("error", "boom", Some(&f), 1.0);
-        h.push_raw("log", r#"[{"type":"string","value":"a"},{"type":"number","value":3,"description":"3"}]"#, Some(&f), 2.0);
+        h.push_raw(
+            "log",
+            r#"[{"type":"string","value":"a"},{"type":"number","value":3,"description":"3"}]"#,
+            Some(&f),
+            2.0,
+        );
         h.push_raw("warning", r#"[{"type":"string","value":"w"}]"#, None, 3.0);
         let all = h.since(0);
         assert_eq!(all.next, 3);
@@ -309,7 +314,10 @@ mod tests {
             .iter()
             .map(|l| (l.index, &*l.kind, l.text.as_str()))
             .collect();
-        assert_eq!(texts, [(0, "error", "boom"), (1, "log", "a 3"), (2, "warning", "w")]);
+        assert_eq!(
+            texts,
+            [(0, "error", "boom"), (1, "log", "a 3"), (2, "warning", "w")]
+        );
         assert_eq!(all.lines[1].frame_id.as_deref(), Some("F"));
         assert_eq!(all.lines[2].frame_id, None);
         assert_eq!(all.lines[1].at, 2.0);
@@ -319,7 +327,14 @@ mod tests {
         assert_eq!(later.next, 3);
         // At the end, and past it: nothing, the same next index.
         assert!(h.since(3).lines.is_empty());
-        assert_eq!(h.since(99), ConsoleSince { lines: vec![], next: 3, dropped: 0 });
+        assert_eq!(
+            h.since(99),
+            ConsoleSince {
+                lines: vec![],
+                next: 3,
+                dropped: 0
+            }
+        );
     }
 
     #[test]
@@ -355,18 +370,36 @@ mod tests {
         let mut h = ConsoleHistory::default();
         let (a, b) = (frame("A"), frame("B"));
         for i in 0..MAX_CONSOLE_HISTORY {
-            h.push_raw("log", r#"[{"type":"string","value":"old"}]"#, Some(&a), i as f64);
+            h.push_raw(
+                "log",
+                r#"[{"type":"string","value":"old"}]"#,
+                Some(&a),
+                i as f64,
+            );
         }
         h.push_text("exception", "Error: new", Some(&b), 1e6);
-        h.push_raw("debug", r#"[{"type":"string","value":"d"}]"#, None, 1e6 + 1.0);
+        h.push_raw(
+            "debug",
+            r#"[{"type":"string","value":"d"}]"#,
+            None,
+            1e6 + 1.0,
+        );
         let s = h.since(MAX_CONSOLE_HISTORY as u64);
         assert_eq!(s.lines.len(), 2);
         assert_eq!(
-            (&*s.lines[0].kind, s.lines[0].text.as_str(), s.lines[0].frame_id.as_deref()),
+            (
+                &*s.lines[0].kind,
+                s.lines[0].text.as_str(),
+                s.lines[0].frame_id.as_deref()
+            ),
             ("exception", "Error: new", Some("B"))
         );
         assert_eq!(
-            (&*s.lines[1].kind, s.lines[1].text.as_str(), s.lines[1].frame_id.as_deref()),
+            (
+                &*s.lines[1].kind,
+                s.lines[1].text.as_str(),
+                s.lines[1].frame_id.as_deref()
+            ),
             ("debug", "d", None)
         );
     }

@@ -88,7 +88,10 @@ fn every_level_is_kept_numbered_with_its_frame_and_time() {
         .collect();
     assert_eq!(errors, ["e 7", "Error: x"]);
     // Since an index; Playwright's levels filter.
-    assert_eq!(lines(&h, Some(PAGE), 4), [pair("error", "e 7"), pair("exception", "Error: x")]);
+    assert_eq!(
+        lines(&h, Some(PAGE), 4),
+        [pair("error", "e 7"), pair("exception", "Error: x")]
+    );
     let warnings = all
         .lines
         .iter()

@@ -524,7 +524,10 @@ mod tests {
         );
         assert_eq!(
             p(r#"{"cmd":"console"}"#),
-            Ok(Command::Console { since: 0, level: None })
+            Ok(Command::Console {
+                since: 0,
+                level: None
+            })
         );
         assert!(p(r#"{"cmd":"console","since":-1}"#).is_err());
         assert!(p(r#"{"cmd":"console","level":"loud"}"#).is_err());

@@ -41,7 +41,11 @@ fn console_lists_every_level_between_commands() {
             .as_array()
             .unwrap()
             .iter()
-            .filter(|l| l["text"].as_str().is_some_and(|t| t.starts_with("sidecar ")))
+            .filter(|l| {
+                l["text"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("sidecar "))
+            })
             .cloned()
             .collect();
         if lines.len() >= 3 {
@@ -84,7 +88,11 @@ fn console_lists_every_level_between_commands() {
 
     cli.send(json!({"id": 102, "cmd": "console", "since": "soon"}));
     let e = cli.expect("error line", |v| v["id"] == 102);
-    assert_eq!((&e["type"], &e["code"]), (&json!("error"), &json!("bad_request")), "{e}");
+    assert_eq!(
+        (&e["type"], &e["code"]),
+        (&json!("error"), &json!("bad_request")),
+        "{e}"
+    );
     cli.send(json!({"id": 103, "cmd": "console", "tab_id": "NOPE"}));
     let e = cli.expect("error line", |v| v["id"] == 103);
     assert_eq!(e["code"], "no_such_tab", "{e}");
