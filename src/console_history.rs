@@ -3,14 +3,14 @@
 //! reader asks for "the lines since number K" and the supervisor keeps nothing per reader.
 //! The snapshot's ring of console errors is another, older thing and stays as it is.
 //!
-//! A line costs a push: the slot of the evicted oldest line takes it, its buffers kept. A
+//! A line costs a push: the slot of the evicted oldest line takes it in place, its buffers
+//! kept. A
 //! line of a level whose arguments the reader of the CDP message did not join (every level
 //! but errors and asserts) is kept as its raw JSON arguments, copied, and joined into text
 //! when it is read; arguments longer than [`MAX_CONSOLE_RAW_ARGS`] are joined at once, so
 //! that a slot holds at most about [`MAX_CONSOLE_TEXT`] bytes either way.
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -153,83 +153,88 @@ impl Slot {
     }
 }
 
-/// The last [`MAX_CONSOLE_HISTORY`] console lines of one tab, numbered.
+/// The last [`MAX_CONSOLE_HISTORY`] console lines of one tab, numbered: line `i` sits at
+/// `i % MAX_CONSOLE_HISTORY`, so a full history overwrites its oldest line in place.
 #[derive(Debug, Default)]
 pub(crate) struct ConsoleHistory {
-    ring: VecDeque<Slot>,
+    slots: Vec<Slot>,
     /// The index the next line gets: the count of lines ever pushed.
     next: u64,
 }
 
+const BOUND: u64 = MAX_CONSOLE_HISTORY as u64;
+
 impl ConsoleHistory {
     /// A line whose text is known.
     pub fn push_text(&mut self, kind: &str, text: &str, frame_id: Option<&Arc<str>>, at: f64) {
-        let mut slot = self.slot(kind, frame_id, at);
-        slot.body.push_str(text);
-        slot.raw = false;
-        self.ring.push_back(slot);
+        if let Some(slot) = self.slot(kind, frame_id, at) {
+            slot.body.push_str(text);
+            slot.raw = false;
+        }
     }
 
     /// A line of raw console arguments (a JSON array of `RemoteObject`s).
     pub fn push_raw(&mut self, kind: &str, raw: &str, frame_id: Option<&Arc<str>>, at: f64) {
-        let mut slot = self.slot(kind, frame_id, at);
-        if raw.len() > MAX_CONSOLE_RAW_ARGS {
-            slot.body.push_str(&joined(raw));
-            slot.raw = false;
-        } else {
-            slot.body.push_str(raw);
-            slot.raw = true;
+        if let Some(slot) = self.slot(kind, frame_id, at) {
+            if raw.len() > MAX_CONSOLE_RAW_ARGS {
+                slot.body.push_str(&joined(raw));
+                slot.raw = false;
+            } else {
+                slot.body.push_str(raw);
+                slot.raw = true;
+            }
         }
-        self.ring.push_back(slot);
     }
 
-    /// The slot of the next line, its body empty, to be pushed: the oldest one's when the
-    /// ring is full.
-    fn slot(&mut self, kind: &str, frame_id: Option<&Arc<str>>, at: f64) -> Slot {
+    /// The slot of the next line, its body empty: a new one while the history is not full,
+    /// else the oldest line's. Always `Some` (`None` would be a broken invariant: the line
+    /// is then not kept).
+    fn slot(&mut self, kind: &str, frame_id: Option<&Arc<str>>, at: f64) -> Option<&mut Slot> {
         let index = self.next;
         self.next += 1;
         let kind = static_kind(kind);
-        let reused = if self.ring.len() >= MAX_CONSOLE_HISTORY {
-            self.ring.pop_front()
-        } else {
-            None
-        };
-        match reused {
-            Some(mut s) => {
-                s.body.clear();
-                // A burst comes from one frame: its id is kept rather than counted again.
-                let same_frame = match (&s.frame_id, frame_id) {
-                    (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                    (None, None) => true,
-                    _ => false,
-                };
-                if !same_frame {
-                    s.frame_id = frame_id.cloned();
-                }
-                s.index = index;
-                s.kind = kind;
-                s.at = at;
-                s
-            }
-            None => Slot {
+        // While not full, line `i` is the `i`-th slot pushed, so it lands at `i % BOUND`.
+        let pos = usize::try_from(index % BOUND).ok()?;
+        if self.slots.len() < MAX_CONSOLE_HISTORY {
+            self.slots.push(Slot {
                 index,
                 kind,
                 body: String::new(),
                 raw: false,
                 frame_id: frame_id.cloned(),
                 at,
-            },
+            });
+            return self.slots.last_mut();
         }
+        let s = self.slots.get_mut(pos)?;
+        s.body.clear();
+        // A burst comes from one frame: its id is kept rather than counted again.
+        let same_frame = match (&s.frame_id, frame_id) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same_frame {
+            s.frame_id = frame_id.cloned();
+        }
+        s.index = index;
+        s.kind = kind;
+        s.at = at;
+        Some(s)
     }
 
     /// The lines from index `since` on, the next index, and how many from `since` on were
     /// dropped. An index past the next one (another tab's, or from before a restart) gets
     /// nothing and the next index.
     pub fn since(&self, since: u64) -> ConsoleSince {
-        let first = self.ring.front().map_or(self.next, |s| s.index);
-        let skip = usize::try_from(since.saturating_sub(first)).unwrap_or(usize::MAX);
+        let first = self.next.saturating_sub(self.slots.len() as u64);
+        let lines = (since.max(first)..self.next)
+            .filter_map(|i| usize::try_from(i % BOUND).ok())
+            .filter_map(|pos| self.slots.get(pos))
+            .map(Slot::line)
+            .collect();
         ConsoleSince {
-            lines: self.ring.iter().skip(skip).map(Slot::line).collect(),
+            lines,
             next: self.next,
             dropped: first.saturating_sub(since),
         }
@@ -238,7 +243,7 @@ impl ConsoleHistory {
     /// Lines held.
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.ring.len()
+        self.slots.len()
     }
 }
 
@@ -410,7 +415,7 @@ mod tests {
         let long = "x".repeat(MAX_CONSOLE_RAW_ARGS * 2);
         let raw = format!(r#"[{{"type":"string","value":"{long}"}}]"#);
         h.push_raw("info", &raw, None, 0.0);
-        let slot = h.ring.front().map(|s| (s.raw, s.body.len()));
+        let slot = h.slots.first().map(|s| (s.raw, s.body.len()));
         assert_eq!(slot, Some((false, MAX_CONSOLE_TEXT + '…'.len_utf8())));
         assert!(h.since(0).lines[0].text.ends_with('…'));
         // Arguments that do not parse are not an error: an empty text.
