@@ -88,6 +88,7 @@ mod cdp;
 pub mod command;
 mod config;
 mod console;
+mod console_history;
 mod contexts;
 pub mod dialog;
 mod dialogs;
@@ -121,6 +122,7 @@ pub mod wire;
 
 pub use command::CommandId;
 pub use config::{BridgeConfig, Config};
+pub use console_history::{ConsoleLine, ConsoleSeverity, ConsoleSince};
 pub use dialog::{Answer, DialogAction, DialogKind, DialogPolicy};
 pub use error::{CommandError, DialogError, InputError, SessionGoneReason};
 pub use evaluate::{Element, EvalError, EvalValue, Evaluation};

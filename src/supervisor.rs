@@ -1184,6 +1184,41 @@ impl Supervisor {
         .unwrap_or(Err(AxError::NotAttached))
     }
 
+    /// Tab `tab_id`'s console lines of every level (`None`: the current tab) from index
+    /// `since` on, oldest first: the tab keeps its last
+    /// [`MAX_CONSOLE_HISTORY`](crate::limits::MAX_CONSOLE_HISTORY), numbered from 0, so a
+    /// reader asks again from the answer's `next` and learns in `dropped` how many it
+    /// missed. No tab attached: nothing. The history goes with its tab.
+    ///
+    /// ```
+    /// use cdp_supervisor::{Config, Supervisor};
+    /// let sup = Supervisor::new(Config::default());
+    /// assert!(sup.console_since(None, 0)?.lines.is_empty());
+    /// assert_eq!(sup.console_since(Some("T"), 0).unwrap_err().code(), "no_such_tab");
+    /// # Ok::<(), cdp_supervisor::CommandError>(())
+    /// ```
+    pub fn console_since(
+        &self,
+        tab_id: Option<&str>,
+        since: u64,
+    ) -> Result<crate::ConsoleSince, CommandError> {
+        let key = match tab_id {
+            Some(t) => match self.by_target.get(t) {
+                Some(k) => Some(*k),
+                None => {
+                    return Err(CommandError::NoSuchTab {
+                        tab_id: t.to_owned(),
+                    })
+                }
+            },
+            None => self.current,
+        };
+        Ok(key
+            .and_then(|k| self.tabs.get(&k))
+            .map(|tab| tab.console_since(since))
+            .unwrap_or_default())
+    }
+
     /// The current tab's page entry (the snapshot's `page`), without building a
     /// snapshot.
     ///

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use crate::ax::RefTable;
 use crate::cdp::{self, CdpEvent};
 use crate::console::{console_level, exception_text};
+use crate::console_history::ConsoleHistory;
 use crate::dialogs::TabView;
 use crate::error::{CommandError, SessionGoneReason};
 use crate::event::Event;
@@ -87,6 +88,8 @@ pub(crate) struct Tab {
     pub sessions: Sessions,
     pub frames: Frames,
     pub console_errors: VecDeque<Arc<ConsoleEntry>>,
+    /// The last console lines of every level, numbered (errors included again).
+    pub console_history: ConsoleHistory,
     /// The refs of the last accessibility snapshot (bounded by it: each snapshot replaces
     /// them).
     pub ax_refs: RefTable,
@@ -574,6 +577,9 @@ impl Tab {
         context: Option<i64>,
     ) {
         if let Some(source) = self.sessions.console_source(session, context) {
+            let at = out.now();
+            self.console_history
+                .push_text(level.as_str(), &text, source.frame_id.as_ref(), at);
             push_console(
                 &self.tab_id,
                 &mut self.console_errors,
@@ -585,25 +591,30 @@ impl Tab {
         }
     }
 
-    /// `Runtime.consoleAPICalled` of `session`: an error or assert is recorded. Returns
-    /// whether `session` is tracked (nothing is done if not), so that the hot path looks
-    /// the session up once.
+    /// `Runtime.consoleAPICalled` of `session`: every level goes into the history, an
+    /// error or assert into the errors ring too. Returns whether `session` is tracked
+    /// (nothing is done if not), so that the hot path looks the session up once.
     pub fn on_console_called(
         &mut self,
         out: &mut Outbox,
         session: &str,
         ev: &mut cdp::ConsoleApiCalled<'_>,
     ) -> bool {
-        let Some(level) = console_level(ev) else {
-            return self.sessions.contains(session);
-        };
         let Some(source) = self
             .sessions
             .console_source(session, ev.execution_context_id)
         else {
             return false;
         };
+        let at = out.now();
+        let frame = source.frame_id.as_ref();
+        let Some(level) = console_level(ev) else {
+            let raw = ev.raw_args.map_or("[]", |r| r.get());
+            self.console_history.push_raw(&ev.kind, raw, frame, at);
+            return true;
+        };
         if let Some(text) = ev.text.take() {
+            self.console_history.push_text(&ev.kind, &text, frame, at);
             push_console(
                 &self.tab_id,
                 &mut self.console_errors,

@@ -594,6 +594,11 @@ impl TabSupervisor {
         self.cascade(out, env).begin_ax_snapshot(options)
     }
 
+    /// The tab's console lines of every level from index `since` on.
+    pub fn console_since(&self, since: u64) -> crate::ConsoleSince {
+        self.tab.console_history.since(since)
+    }
+
     pub fn resolve_ref(&self, reference: &str) -> Result<ResolvedRef, AxError> {
         ax_snapshot::resolve(&self.tab, reference)
     }

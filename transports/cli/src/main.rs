@@ -8,7 +8,6 @@
 #![forbid(unsafe_code)]
 
 mod args;
-mod mcp_console;
 mod mcp_contexts;
 mod mcp_ended;
 mod mcp_host;

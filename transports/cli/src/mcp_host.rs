@@ -15,7 +15,6 @@ use std::thread::JoinHandle;
 use cdp_supervisor_blocking::{Browser, Client, Options};
 
 use crate::args::{config, fallback_warning, unreachable_error, Args};
-use crate::mcp_console::ConsoleLog;
 use crate::mcp_ended::Ended;
 use crate::mcp_warnings::WarningLog;
 
@@ -118,8 +117,6 @@ pub struct Live {
     pub generation: u64,
     /// The local fallback's warning, when the start fell back.
     pub warning: Option<String>,
-    /// Every tab's console errors, when sessions have contexts of their own.
-    pub console: Option<Arc<ConsoleLog>>,
     /// The warnings given between calls, for each session's next result.
     pub warnings: Option<Arc<WarningLog>>,
     /// Whether (and why) the connection ended for good.
@@ -197,18 +194,12 @@ impl Host {
             None => start_browser(&self.args)?,
         };
         state.generation += 1;
-        // Sessions with a context of their own each read their own tabs' console.
-        let own_contexts = self.args.port.is_some() && !self.args.shared_context;
-        let console = own_contexts
-            .then(|| ConsoleLog::watch(&started.client))
-            .flatten();
         let warnings = WarningLog::watch(&started.client);
         let ended = Ended::watch(&started.client);
         let live = Live {
             client: Arc::new(started.client),
             generation: state.generation,
             warning: started.warning,
-            console,
             warnings,
             ended,
         };
@@ -252,7 +243,6 @@ impl Host {
                 client: Arc::new(started.client),
                 generation: state.generation,
                 warning: None,
-                console: None,
                 warnings: None,
                 ended: None,
             });

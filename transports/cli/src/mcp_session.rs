@@ -9,7 +9,7 @@
 //! A session's calls run one at a time, in order (behind its mutex), on a thread of the
 //! async runtime's blocking pool; sessions run side by side.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -43,8 +43,6 @@ pub struct Outcome {
     pub image: Option<(String, String)>,
     /// Whether the call failed.
     pub is_error: bool,
-    /// The console lines an action saw (every level), kept for `browser_console_messages`.
-    pub console: Vec<cdp_supervisor::act::ActConsoleLine>,
 }
 
 fn ok(text: impl Into<String>) -> Outcome {
@@ -52,7 +50,6 @@ fn ok(text: impl Into<String>) -> Outcome {
         text: text.into(),
         image: None,
         is_error: false,
-        console: Vec::new(),
     }
 }
 
@@ -61,7 +58,6 @@ fn failed(text: impl Into<String>) -> Outcome {
         text: text.into(),
         image: None,
         is_error: true,
-        console: Vec::new(),
     }
 }
 
@@ -84,10 +80,9 @@ struct State {
     reported_closed: HashSet<String>,
     /// The fallback warning was said for this generation.
     warned: bool,
-    /// Console entries up to this time were returned by `browser_console_messages`.
-    console_seen_until: f64,
-    /// The console lines of every level the actions saw.
-    action_lines: cdp_supervise::mcp_toolbox::ActionLines,
+    /// Per tab, the index of the first console line `browser_console_messages` has not
+    /// listed yet (the supervisor keeps the lines; only tabs listed in the last call).
+    console_next: HashMap<String, u64>,
     /// The tabs the last result named.
     tabs_seen: TabsSeen,
     /// The browser's warnings up to this one were named in a result (`None`: no call yet).
@@ -100,7 +95,6 @@ impl State {
     fn fresh(generation: u64) -> State {
         State {
             generation,
-            console_seen_until: f64::NEG_INFINITY,
             ..State::default()
         }
     }
@@ -170,9 +164,6 @@ impl Session {
                 idle.as_secs()
             ));
         }
-        state
-            .action_lines
-            .keep(std::mem::take(&mut outcome.console));
         let warnings = self.warnings(&mut state, &outcome.text);
         outcome.text.push_str(&warnings);
         outcome.text.push_str(&self.report(&mut state));
@@ -509,48 +500,53 @@ impl Session {
         live: &Live,
         level: Option<cdp_supervise::mcp_toolbox::ConsoleLevel>,
     ) -> Outcome {
-        let since = state.console_seen_until;
-        let entries = if self.own_context {
-            // Its own tabs' entries, from every tab's log (the snapshot has the client's
-            // current tab's only, and that may be another session's).
-            let tabs = match live.client.tabs() {
-                Ok(t) => self.own_tabs(state, t),
-                Err(e) => return failed(e.to_string()),
-            };
-            let ids: Vec<&str> = tabs.iter().map(|t| t.tab_id.as_str()).collect();
-            match &live.console {
-                Some(log) => log.since(&ids, since),
-                None => return failed("This session's console is not collected (the subscription failed); the actions' results carry their console lines."),
-            }
-        } else {
-            match live.client.snapshot() {
-                Ok(s) => s
-                    .console_errors
-                    .into_iter()
-                    .filter(|e| e.at > since)
-                    .collect(),
-                Err(e) => return failed(e.to_string()),
-            }
+        // Its own tabs: every tab of its context, or of the shared browser.
+        let tabs = match live.client.tabs() {
+            Ok(t) => self.own_tabs(state, t),
+            Err(e) => return failed(e.to_string()),
         };
+        let mut lines = Vec::new();
+        let mut next = HashMap::new();
+        let mut dropped = 0;
+        for tab in &tabs {
+            let since = state.console_next.get(&tab.tab_id).copied().unwrap_or(0);
+            match live.client.console_since(Some(&tab.tab_id), since) {
+                Ok(c) => {
+                    dropped += c.dropped;
+                    next.insert(tab.tab_id.clone(), c.next);
+                    lines.extend(c.lines);
+                }
+                // Closed since it was listed: its lines went with it.
+                Err(e) if e.code() == "no_such_tab" => {}
+                Err(e) => return failed(e.to_string()),
+            }
+        }
+        lines.retain(|l| level.is_none_or(|lv| lv.shows(&l.kind)));
+        lines.sort_by(|a, b| a.at.total_cmp(&b.at));
+        // A call with `level` shows a part: the rest stays for the next call without it.
+        // Tabs no longer listed are forgotten.
+        if level.is_none() {
+            state.console_next = next;
+        }
         let mut text = String::new();
-        let mut until = since;
-        for e in state.action_lines.since(entries, since, level) {
-            until = until.max(e.at);
+        for l in &lines {
             text.push_str(&format!(
                 "[{}] {} (frame {})\n",
-                e.level,
-                e.text,
-                e.frame_id.as_deref().unwrap_or("?")
+                l.kind,
+                l.text,
+                l.frame_id.as_deref().unwrap_or("?")
             ));
         }
-        // A call with `level` shows a part: the rest stays for the next call without it.
-        if level.is_none() {
-            state.console_seen_until = until;
+        if dropped > 0 {
+            text.push_str(&format!(
+                "({dropped} older lines were forgotten before this call: each tab keeps its last {}.)\n",
+                cdp_supervisor::limits::MAX_CONSOLE_HISTORY
+            ));
         }
         if text.is_empty() {
             ok("No console messages since the last call.")
         } else {
-            ok(format!("Console messages since the last call (errors at any time; other levels as the actions saw them):\n{text}"))
+            ok(format!("Console messages since the last call:\n{text}"))
         }
     }
 
@@ -1082,7 +1078,6 @@ fn act(
             text,
             image: result.screenshot.map(|s| (s.mime, s.data)),
             is_error: false,
-            console: result.console,
         },
         opened,
     )

@@ -285,109 +285,13 @@ impl ConsoleLevel {
     /// assert!(ConsoleLevel::Debug.shows("debug"));
     /// ```
     pub fn shows(self, kind: &str) -> bool {
-        let of = match kind {
-            "error" | "assert" | "exception" => ConsoleLevel::Error,
-            "warning" | "warn" => ConsoleLevel::Warning,
-            "debug" | "trace" | "verbose" => ConsoleLevel::Debug,
-            _ => ConsoleLevel::Info,
+        let level = match self {
+            ConsoleLevel::Error => cdp_supervisor::ConsoleSeverity::Error,
+            ConsoleLevel::Warning => cdp_supervisor::ConsoleSeverity::Warning,
+            ConsoleLevel::Info => cdp_supervisor::ConsoleSeverity::Info,
+            ConsoleLevel::Debug => cdp_supervisor::ConsoleSeverity::Debug,
         };
-        of <= self
-    }
-}
-
-/// Console lines the actions saw (every level) kept per session, the oldest dropped first.
-///
-/// ```
-/// assert_eq!(cdp_supervise::mcp_toolbox::MAX_ACTION_LINES, 200);
-/// ```
-pub const MAX_ACTION_LINES: usize = 200;
-
-/// One console line as `browser_console_messages` shows it.
-///
-/// ```
-/// let l = cdp_supervise::mcp_toolbox::ShownLine { at: 1.0, level: "log".into(), text: "hi".into(), frame_id: None };
-/// assert_eq!(l.level, "log");
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct ShownLine {
-    /// When it arrived (the supervisor's clock).
-    pub at: f64,
-    /// Chromium's level word (`log`, `warning`, `error`, `exception`, ...).
-    pub level: String,
-    /// The text.
-    pub text: String,
-    /// The frame that wrote it, when known.
-    pub frame_id: Option<String>,
-}
-
-/// The console lines of every level that actions saw (the supervisor keeps errors only,
-/// between actions): `browser_console_messages` merges them with the errors.
-///
-/// ```
-/// use cdp_supervise::mcp_toolbox::{ActionLines, MAX_ACTION_LINES};
-/// use cdp_supervisor::act::ActConsoleLine;
-/// let mut lines = ActionLines::default();
-/// let line = |at: f64| ActConsoleLine { level: "log".into(), text: "x".into(), frame_id: None, at };
-/// lines.keep((0..MAX_ACTION_LINES + 10).map(|i| line(i as f64)));
-/// assert_eq!(lines.since(vec![], -1.0, None).len(), MAX_ACTION_LINES, "bounded");
-/// ```
-#[derive(Debug, Default)]
-pub struct ActionLines {
-    ring: std::collections::VecDeque<ShownLine>,
-}
-
-impl ActionLines {
-    /// Keeps an action's lines (at most [`MAX_ACTION_LINES`] in all).
-    pub fn keep(&mut self, lines: impl IntoIterator<Item = cdp_supervisor::act::ActConsoleLine>) {
-        for l in lines {
-            if self.ring.len() >= MAX_ACTION_LINES {
-                self.ring.pop_front();
-            }
-            self.ring.push_back(ShownLine {
-                at: l.at,
-                level: l.level,
-                text: l.text,
-                frame_id: l.frame_id,
-            });
-        }
-    }
-
-    /// The lines after `after` at `level` (`None`: all): the actions' lines and the console
-    /// `errors`, by time, an error both saw shown once.
-    ///
-    /// ```
-    /// use cdp_supervise::mcp_toolbox::{ActionLines, ConsoleLevel};
-    /// use cdp_supervisor::act::ActConsoleLine;
-    /// use cdp_supervisor::{ConsoleEntry, ConsoleLevel as Kind};
-    /// let mut lines = ActionLines::default();
-    /// let line = |level: &str, at: f64| ActConsoleLine { level: level.into(), text: "x".into(), frame_id: None, at };
-    /// lines.keep([line("log", 1.0), line("error", 2.0)]);
-    /// let error = ConsoleEntry { level: Kind::Error, text: "x".into(), at: 2.0, frame_id: None,
-    ///     session_id: None };
-    /// assert_eq!(lines.since(vec![error.clone()], 0.0, None).len(), 2);
-    /// assert_eq!(lines.since(vec![error], 0.0, Some(ConsoleLevel::Error)).len(), 1);
-    /// ```
-    pub fn since(
-        &self,
-        errors: Vec<cdp_supervisor::ConsoleEntry>,
-        after: f64,
-        level: Option<ConsoleLevel>,
-    ) -> Vec<ShownLine> {
-        let mut out: Vec<ShownLine> = self.ring.iter().filter(|l| l.at > after).cloned().collect();
-        for e in errors.into_iter().filter(|e| e.at > after) {
-            let seen = out.iter().any(|l| l.at == e.at && l.text == e.text);
-            if !seen {
-                out.push(ShownLine {
-                    at: e.at,
-                    level: e.level.as_str().to_owned(),
-                    text: e.text,
-                    frame_id: e.frame_id.map(|f| f.to_string()),
-                });
-            }
-        }
-        out.retain(|l| level.is_none_or(|lv| lv.shows(&l.level)));
-        out.sort_by(|a, b| a.at.total_cmp(&b.at));
-        out
+        level.shows(kind)
     }
 }
 

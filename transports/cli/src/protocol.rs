@@ -89,6 +89,15 @@ pub enum Command {
         /// The snapshot it looks in.
         options: AxOptions,
     },
+    /// `{"cmd":"console","since":0,"level":"warning"}`: the tab's console lines of every
+    /// level from index `since` on (default 0), `level` and the more severe ones only
+    /// when given.
+    Console {
+        /// The first index wanted (the last answer's `next`).
+        since: u64,
+        /// Playwright's level filter (`None`: every line).
+        level: Option<cdp_supervisor::ConsoleSeverity>,
+    },
     /// `{"cmd":"tabs"}`: every tab.
     Tabs,
     /// `{"cmd":"tab_new","url":"https://..."}`: open a tab; it becomes current.
@@ -121,7 +130,7 @@ pub enum Command {
 }
 
 /// The `cmd` words, for the messages that list them.
-const COMMANDS: &str = "snapshot, ax_snapshot, find, dialog, cdp, evaluate, act, policy, recover, settle, stop, tabs, tab_new, tab_select, tab_close or network";
+const COMMANDS: &str = "snapshot, ax_snapshot, find, dialog, cdp, evaluate, act, policy, recover, settle, stop, console, tabs, tab_new, tab_select, tab_close or network";
 
 /// The `code` of an error line about the request itself (not JSON, a missing or
 /// mistyped field, a number out of range, a line over the length limit).
@@ -304,6 +313,20 @@ pub fn parse_line(line: &[u8]) -> Result<Request, LineError> {
         },
         "stop" => Command::Stop,
         "evaluate" => Command::Evaluate(crate::evaluate::parse_evaluate(&request).map_err(fail)?),
+        "console" => Command::Console {
+            since: match request.get("since") {
+                None | Some(Value::Null) => 0,
+                Some(v) => v.as_u64().ok_or_else(|| {
+                    fail(format!("\"since\" must be a line index (0 or more), the last answer's \"next\", not {v}"))
+                })?,
+            },
+            level: match opt_str("level")? {
+                None => None,
+                Some(l) => Some(cdp_supervisor::ConsoleSeverity::parse(&l).ok_or_else(|| {
+                    fail(format!("\"level\" must be error, warning, info or debug, not {l:?}"))
+                })?),
+            },
+        },
         "tabs" => Command::Tabs,
         "network" => {
             let number = |k: &str, min: u64| match request.get(k) {
@@ -513,6 +536,22 @@ mod tests {
     #[test]
     fn every_command_parses() {
         let p = |s: &str| parse_line(s.as_bytes()).map(|r| r.command);
+        assert_eq!(
+            p(r#"{"cmd":"console","since":7,"level":"warning"}"#),
+            Ok(Command::Console {
+                since: 7,
+                level: Some(cdp_supervisor::ConsoleSeverity::Warning)
+            })
+        );
+        assert_eq!(
+            p(r#"{"cmd":"console"}"#),
+            Ok(Command::Console {
+                since: 0,
+                level: None
+            })
+        );
+        assert!(p(r#"{"cmd":"console","since":-1}"#).is_err());
+        assert!(p(r#"{"cmd":"console","level":"loud"}"#).is_err());
         assert_eq!(p(r#"{"cmd":"recover"}"#), Ok(Command::Recover));
         assert_eq!(p(r#"{"cmd":"stop"}"#), Ok(Command::Stop));
         let Ok(Command::AxSnapshot(o)) =

@@ -399,6 +399,22 @@ fn handle_line<'scope>(
                 });
             });
         }
+        Command::Console { since, level } => {
+            emit(&match client.console_since(tab_id.as_deref(), since) {
+                Ok(c) => {
+                    let lines: Vec<_> = c
+                        .lines
+                        .into_iter()
+                        .filter(|l| level.is_none_or(|lv| lv.shows(&l.kind)))
+                        .collect();
+                    typed(
+                        "result",
+                        &json!({ "id": id, "console": lines, "next": c.next, "dropped": c.dropped }),
+                    )
+                }
+                Err(e) => client_error_line(&id, &e),
+            })
+        }
         Command::Tabs => emit(&match client.tabs() {
             Ok(tabs) => result_line(
                 &id,

@@ -423,6 +423,19 @@ macro_rules! client_api {
                 self.ask($crate::Request::Tabs) $($await)*
             }
 
+            /// The console lines of every level of tab `tab_id` (`None`: the current tab)
+            /// from index `since` on, oldest first: each tab keeps its last 200, numbered
+            /// from 0, whether an action was running or not. Ask again from the answer's
+            /// `next`; `dropped` counts the lines from `since` on that were forgotten.
+            /// An unknown tab is `no_such_tab`.
+            pub $($async)? fn console_since(
+                &self,
+                tab_id: Option<&str>,
+                since: u64,
+            ) -> Result<$crate::cdp_supervisor::ConsoleSince, $crate::ClientError> {
+                self.ask(|reply| $crate::Request::Console { since, reply }.in_tab(tab_id)) $($await)*?
+            }
+
             /// Opens a tab at `url` (`Target.createTarget`) and returns it once it is
             /// listed and attached; it is the current tab then.
             pub $($async)? fn new_tab(

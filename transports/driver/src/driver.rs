@@ -282,6 +282,14 @@ pub enum Request {
     Wake,
     /// Every tab, in the order they became known ([`Supervisor::tabs`]).
     Tabs(Reply<Vec<TabInfo>>),
+    /// The tab's console lines of every level from index `since` on
+    /// ([`Supervisor::console_since`]).
+    Console {
+        /// The first index wanted (the last answer's `next`).
+        since: u64,
+        /// The lines, or `no_such_tab`.
+        reply: Reply<Result<cdp_supervisor::ConsoleSince, ClientError>>,
+    },
     /// Open a tab at `url` in browser context `context_id` (`None`: the default one);
     /// answered once it is listed and attached (it is then the current tab).
     NewTab {
@@ -580,6 +588,7 @@ impl std::fmt::Debug for Request {
             Request::Act { .. } => "Act",
             Request::Wake => "Wake",
             Request::Tabs(_) => "Tabs",
+            Request::Console { .. } => "Console",
             Request::NewTab { .. } => "NewTab",
             Request::CreateContext(_) => "CreateContext",
             Request::DisposeContext { .. } => "DisposeContext",
@@ -1000,6 +1009,11 @@ impl Driver {
             },
             Request::Wake => {}
             Request::Tabs(reply) => reply(self.sup.tabs()),
+            Request::Console { since, reply } => reply(
+                self.sup
+                    .console_since(self.tab.as_deref(), since)
+                    .map_err(ClientError::from),
+            ),
             Request::NewTab {
                 url,
                 context_id,

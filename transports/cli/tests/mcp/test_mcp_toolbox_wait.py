@@ -11,7 +11,8 @@ role answers the iframe's button with its ref and frame; text that appears 800 m
 inside the OOPIF is waited for (answered within a second of it, with a screenshot); text
 that never comes is an `isError` result at its budget; text gone; a sleep (`time`, seconds);
 a resize seen by `matchMedia`; the found ref clicked; back and forward across three
-cacheable pages; the console filtered by level. Times are printed and asserted generously
+cacheable pages; the console filtered by level, lines of every level written by timers
+between calls (top page and OOPIF) listed once. Times are printed and asserted generously
 (the machine is loaded). Exits non-zero on the first failed check.
 """
 import asyncio
@@ -142,6 +143,26 @@ async def main():
         check("oops from the page" in text_of(r) and "narrow=true" not in text_of(r), "level error shows errors only", r)
         r = await client.call_tool("browser_console_messages", {})
         check("oops from the page" in text_of(r) and "narrow=true" in text_of(r), "every level by default", r)
+
+        # Lines written by timers between calls (no action running), top page and OOPIF.
+        await client.call_tool("browser_evaluate", {"function": "() => { setTimeout(() => { console.info('info from a timer');"
+                                                    " console.warn('warning from a timer'); console.debug('debug from a timer'); }, 300); return 1; }"})
+        await client.call_tool("browser_evaluate", {"function": "() => { setTimeout(() => console.log('log from the frame timer'), 300); return 1; }",
+                                                    "frame_id": frame})
+        await asyncio.sleep(1.2)
+        r = await client.call_tool("browser_console_messages", {"level": "error"})
+        check(not r.is_error and "from a timer" not in text_of(r) and "frame timer" not in text_of(r),
+              "level error leaves the timers' lines out", r)
+        r = await client.call_tool("browser_console_messages", {"level": "warning"})
+        check("[warning] warning from a timer" in text_of(r) and "info from a timer" not in text_of(r),
+              "level warning: the warning, not the info", r)
+        r = await client.call_tool("browser_console_messages", {})
+        for line in ["[info] info from a timer", "[warning] warning from a timer", "[debug] debug from a timer",
+                     f"[log] log from the frame timer (frame {frame})"]:
+            check(line in text_of(r), f"a line written between calls is listed: {line}", r)
+        check("oops from the page" not in text_of(r), "lines listed before are not listed again", r)
+        r = await client.call_tool("browser_console_messages", {})
+        check(not r.is_error and "No console messages since the last call" in text_of(r), "nothing new since", r)
 
         r = await client.call_tool("browser_click", {"ref": ref})
         check(not r.is_error, "the found ref is clicked", r)
