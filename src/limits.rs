@@ -9,7 +9,7 @@
 //! | recent dialogs | [`MAX_RECENT_DIALOGS`] (20) | the oldest is forgotten |
 //! | downloads | [`MAX_DOWNLOADS`] (20) | the oldest is forgotten (its later progress is ignored) |
 //! | console errors | [`MAX_CONSOLE_ERRORS`] (50) | the oldest is forgotten; each text cut at [`MAX_CONSOLE_TEXT`] (2 000) |
-//! | console history (every level) | [`MAX_CONSOLE_HISTORY`] (100) lines per tab, each at most about [`MAX_CONSOLE_TEXT`] bytes (raw arguments over [`MAX_CONSOLE_RAW_ARGS`], 2 048, are joined into text at once) | the oldest is forgotten (a reader is told how many it missed); gone with its tab |
+//! | console history (every level) | [`MAX_CONSOLE_HISTORY`] (32) lines per tab, each at most about [`MAX_CONSOLE_TEXT`] bytes (raw arguments over [`MAX_CONSOLE_RAW_ARGS`], 2 048, are joined into text at once) | the oldest is forgotten (a reader is told how many it missed); gone with its tab |
 //! | console lines of one action | [`MAX_ACT_CONSOLE_LINES`] (200) | later ones are counted in `console_dropped` |
 //! | pending dialogs | [`MAX_PENDING_DIALOGS`] (64) | the oldest is given up, recorded `remote` |
 //! | tabs | `max_tabs` ([`DEFAULT_MAX_TABS`], 64) | a page attaching beyond it is resumed and detached at once, untracked, with a warning |
@@ -30,7 +30,7 @@
 //! assert_eq!(limits::MAX_RECENT_DIALOGS, 20);
 //! assert_eq!(limits::MAX_CONSOLE_ERRORS, 50);
 //! assert_eq!(limits::MAX_ACT_CONSOLE_LINES, 200);
-//! assert_eq!(limits::MAX_CONSOLE_HISTORY, 100);
+//! assert_eq!(limits::MAX_CONSOLE_HISTORY, 32);
 //! assert_eq!(limits::MAX_CONSOLE_RAW_ARGS, 2_048);
 //! assert_eq!(limits::MAX_TYPE_TEXT, 10_000);
 //! // The table's other numbers:
@@ -57,7 +57,7 @@ pub const MAX_DOWNLOADS: usize = 20;
 pub const MAX_CONSOLE_ERRORS: usize = 50;
 /// Console lines of every level kept per tab (a ring: the oldest goes), numbered for
 /// readers that ask for the lines since an index.
-pub const MAX_CONSOLE_HISTORY: usize = 100;
+pub const MAX_CONSOLE_HISTORY: usize = 32;
 /// Bytes of a console line's raw arguments kept to be joined into text when read; longer
 /// ones are joined at once (and cut at [`MAX_CONSOLE_TEXT`]).
 pub const MAX_CONSOLE_RAW_ARGS: usize = 2_048;
