@@ -9,9 +9,11 @@
 //!     {"ref": "e3", "value": "Ada"},
 //!     {"target": "e4", "value": "true", "type": "checkbox"},
 //! ]}))?;
-//! let Action::Fill { fields } = a else { unreachable!() };
-//! assert_eq!(fields[1].target, Target::Ref("e4".into()));
-//! assert_eq!(fields[1].kind, Some(FieldKind::Checkbox));
+//! let second = match a {
+//!     Action::Fill { fields } => fields.into_iter().nth(1).map(|f| (f.target, f.kind)),
+//!     _ => None,
+//! };
+//! assert_eq!(second, Some((Target::Ref("e4".into()), Some(FieldKind::Checkbox))));
 //! # Ok::<(), cdp_supervisor::act::ActError>(())
 //! ```
 

@@ -253,8 +253,8 @@ pub struct NetworkBody {
 ///
 /// ```
 /// use cdp_supervisor::network::read_body;
-/// let b = read_body(r#"{"body":"hello","base64Encoded":false}"#).unwrap_or_else(|| unreachable!());
-/// assert_eq!((b.text.as_str(), b.truncated, b.length), ("hello", false, 5));
+/// let b = read_body(r#"{"body":"hello","base64Encoded":false}"#);
+/// assert_eq!(b.map(|b| (b.text, b.truncated, b.length)), Some(("hello".into(), false, 5)));
 /// assert_eq!(read_body(r#"{"postData":"a=1"}"#).map(|b| b.text), Some("a=1".into()));
 /// assert!(read_body("not json").is_none());
 /// ```

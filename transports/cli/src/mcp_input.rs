@@ -66,8 +66,11 @@ fn wait(args: &Map<String, Value>) -> Result<Option<cdp_supervisor::act::Wait>, 
 /// use cdp_supervise::mcp::{parse_tool_call, ToolCall};
 /// use serde_json::json;
 /// let call = parse_tool_call(&json!({"name": "browser_drag", "arguments": {"startRef": "e1", "endRef": "e2"}}))?;
-/// let ToolCall::Input { action, .. } = call else { unreachable!() };
-/// assert_eq!(action, json!({"action": "drag", "ref": "e1", "to_ref": "e2"}));
+/// let action = match call {
+///     ToolCall::Input { action, .. } => Some(action),
+///     _ => None,
+/// };
+/// assert_eq!(action, Some(json!({"action": "drag", "ref": "e1", "to_ref": "e2"})));
 /// # Ok::<(), cdp_supervise::mcp::CallError>(())
 /// ```
 pub fn parse(name: &str, args: &Map<String, Value>) -> Result<ToolCall, CallError> {
