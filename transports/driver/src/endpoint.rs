@@ -640,15 +640,10 @@ mod tests {
 
     #[test]
     fn redaction_hides_userinfo_and_query_values() {
-        let r = redact_url("ws://u:p@127.0.0.1:1/x?apiKey=SECRET&token=T2#frag");
+        // The rule itself is the core's (tested there); here, that the driver's errors use it.
         assert_eq!(
-            r,
-            "ws://<redacted>@127.0.0.1:1/x?apiKey=<redacted>&token=<redacted>#<redacted>"
-        );
-        assert_eq!(redact_url(""), "");
-        assert_eq!(
-            redact_url("ws://@?=&#"),
-            "ws://<redacted>@?=<redacted>&#<redacted>"
+            redact_url("ws://u:p@h:1/?k=v"),
+            "ws://<redacted>@h:1/?k=<redacted>"
         );
         let e = EndpointError::no_lookup("http://a:b@h:1/?k=v");
         assert!(!e.to_string().contains("a:b") && !e.to_string().contains("=v"));
