@@ -18,58 +18,16 @@ sends no load" of the manual).
 """
 import sys
 
-from raw_cdp import attach_page, run, two_pages
+from raw_cdp import history_actions, run, two_pages
 
 
 def main():
     run(two_pages(''), record, "bfcache-recipe-")
 
+
 def record(r, base):
-    page, s = attach_page(r)
-
-    def top_loaded(e):
-        p = e.get("params", {})
-        if e.get("sessionId") != s:
-            return False
-        if e.get("method") == "Page.lifecycleEvent" and p.get("frameId") == page:
-            return p.get("name") == "load"
-        if e.get("method") == "Page.frameNavigated" and "parentId" not in p.get("frame", {}):
-            return p.get("type") == "BackForwardCacheRestore"
-        return False
-
-    def act(name, send_input):
-        started = r.now()
-        lifecycle = r.send("Page.setLifecycleEventsEnabled", {"enabled": True}, session=s)
-        send_input()
-        r.reply(lifecycle)
-        found = r.pump_until(top_loaded, 10.0)
-        what = "nothing within 10 s"
-        if found:
-            t, e = found
-            kind = e["params"].get("name") or e["params"].get("type")
-            what = f"{e['method']} {kind} after {t - started:.3f} s"
-        r.pump_for(1.5)
-        shot = r.send("Page.captureScreenshot", {"format": "webp"}, session=s)
-        title = r.send("Runtime.evaluate", {"expression": "document.title", "returnByValue": True},
-                       session=s)
-        r.reply(shot)
-        value = r.reply(title)["result"]["result"].get("value")
-        print(f"{name}: {what}; title {value!r}", file=sys.stderr)
-
-    def navigate(path):
-        return lambda: r.reply(r.send("Page.navigate", {"url": base + path}, session=s))
-
-    def back():
-        history = r.reply(r.send("Page.getNavigationHistory", session=s))["result"]
-        entry = history["entries"][history["currentIndex"] - 1]["id"]
-        r.reply(r.send("Page.navigateToHistoryEntry", {"entryId": entry}, session=s))
-
-    act("navigate /p1", navigate("/p1"))
-    act("navigate /p2", navigate("/p2"))
-    act("back", back)
-    act("navigate /p2", navigate("/p2"))
-    act("back", back)
-    r.close()
+    history_actions(r, base, [("navigate", "/p1"), ("navigate", "/p2"), ("history", -1),
+                              ("navigate", "/p2"), ("history", -1)])
 
 
 main()

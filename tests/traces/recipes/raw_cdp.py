@@ -161,3 +161,57 @@ def attach_page(r):
     for cid in setup:
         r.reply(cid)
     return page, s
+
+
+def history_actions(r, base, steps):
+    """The back/forward-cache recipes' run: attach the page, then each step of `steps` as
+    the act flow does it (`("navigate", path)`, or `("history", -1 | 1)` for back or forward
+    through `Page.navigateToHistoryEntry`), each waiting for the `load` or for a
+    `BackForwardCacheRestore`, then 1.5 s, a screenshot and the title (said on stderr)."""
+    page, s = attach_page(r)
+
+    def top_loaded(e):
+        p = e.get("params", {})
+        if e.get("sessionId") != s:
+            return False
+        if e.get("method") == "Page.lifecycleEvent" and p.get("frameId") == page:
+            return p.get("name") == "load"
+        if e.get("method") == "Page.frameNavigated" and "parentId" not in p.get("frame", {}):
+            return p.get("type") == "BackForwardCacheRestore"
+        return False
+
+    def act(name, send_input):
+        started = r.now()
+        lifecycle = r.send("Page.setLifecycleEventsEnabled", {"enabled": True}, session=s)
+        send_input()
+        r.reply(lifecycle)
+        found = r.pump_until(top_loaded, 10.0)
+        what = "nothing within 10 s"
+        if found:
+            t, e = found
+            kind = e["params"].get("name") or e["params"].get("type")
+            what = f"{e['method']} {kind} after {t - started:.3f} s"
+        r.pump_for(1.5)
+        shot = r.send("Page.captureScreenshot", {"format": "webp"}, session=s)
+        title = r.send("Runtime.evaluate", {"expression": "document.title", "returnByValue": True},
+                       session=s)
+        r.reply(shot)
+        value = r.reply(title)["result"]["result"].get("value")
+        print(f"{name}: {what}; title {value!r}", file=sys.stderr)
+
+    def navigate(path):
+        return lambda: r.reply(r.send("Page.navigate", {"url": base + path}, session=s))
+
+    def history(step):
+        def go():
+            entries = r.reply(r.send("Page.getNavigationHistory", session=s))["result"]
+            entry = entries["entries"][entries["currentIndex"] + step]["id"]
+            r.reply(r.send("Page.navigateToHistoryEntry", {"entryId": entry}, session=s))
+        return go
+
+    for kind, arg in steps:
+        if kind == "navigate":
+            act(f"navigate {arg}", navigate(arg))
+        else:
+            act("back" if arg < 0 else "forward", history(arg))
+    r.close()
