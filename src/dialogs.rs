@@ -965,13 +965,7 @@ impl Dialogs {
         let t = self.answer_timeout;
         let Some(config) = &self.http_auth else {
             let params = continue_params(request_id, Response::Default);
-            out.send(
-                Some(session),
-                "Fetch.continueWithAuth",
-                params.as_deref(),
-                Purpose::Quiet,
-                t,
-            );
+            continue_auth(out, session, params, t);
             return;
         };
         let key = (session.to_owned(), request_id.to_owned());
@@ -983,13 +977,7 @@ impl Dialogs {
                 realm: ev.challenge.realm.to_string(),
             });
             let params = continue_params(request_id, Response::Cancel);
-            out.send(
-                Some(session),
-                "Fetch.continueWithAuth",
-                params.as_deref(),
-                Purpose::Quiet,
-                t,
-            );
+            continue_auth(out, session, params, t);
             return;
         }
         if let Some(creds) = config.for_origin(origin) {
@@ -998,24 +986,12 @@ impl Dialogs {
                 request_id,
                 Response::Provide(&creds.username, &creds.password),
             );
-            out.send(
-                Some(session),
-                "Fetch.continueWithAuth",
-                params.as_deref(),
-                Purpose::Quiet,
-                t,
-            );
+            continue_auth(out, session, params, t);
             return;
         }
         if !config.prompt {
             let params = continue_params(request_id, Response::Default);
-            out.send(
-                Some(session),
-                "Fetch.continueWithAuth",
-                params.as_deref(),
-                Purpose::Quiet,
-                t,
-            );
+            continue_auth(out, session, params, t);
             return;
         }
         let frame_id = ev
@@ -1330,4 +1306,16 @@ fn finish(out: &mut Outbox, command: u64, report: bool, outcome: AnswerOutcome) 
             });
         }
     }
+}
+
+/// Continues a paused sign-in request (`Fetch.continueWithAuth`) with `params`; its reply
+/// matters to nobody.
+fn continue_auth(out: &mut Outbox, session: &str, params: Option<Box<RawValue>>, t: Duration) {
+    out.send(
+        Some(session),
+        "Fetch.continueWithAuth",
+        params.as_deref(),
+        Purpose::Quiet,
+        t,
+    );
 }
